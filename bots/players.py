@@ -1,0 +1,108 @@
+"""The seat-side of a match: something that answers observations with turns.
+
+A match runner talks to every bot through the `Player` protocol, whether the bot runs in this
+process (house bots, an author's own bot with --unsafe-no-sandbox) or in a bubblewrap sandbox.
+A bot's failure is raised as a `BotFailure` carrying the termination reason the game log records.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Protocol
+
+from games import Termination
+
+
+class BotFailure(Exception):
+    """The bot did not produce a turn: crashed, timed out, broke the protocol or a resource limit."""
+
+    def __init__(self, termination: Termination, detail: str, stderr_tail: str = "") -> None:
+        super().__init__(detail)
+        self.termination = termination
+        self.detail = detail
+        self.stderr_tail = stderr_tail
+
+
+class Player(Protocol):
+    """One bot process (or module) serving one seat for a whole match."""
+
+    name: str
+    version: str | None
+
+    def start(self, timeout: float) -> None:
+        """Load the bot; raise BotFailure if it cannot start within `timeout` seconds."""
+
+    def new_game(self, info: dict[str, Any], timeout: float) -> None:
+        """Tell the bot a game starts (calls its optional `new_game(info)`)."""
+
+    def play(self, observation: dict[str, Any], timeout: float) -> tuple[Any, float]:
+        """Return the bot's raw turn (JSON form) and the seconds it took; raise BotFailure."""
+
+    def take_stderr(self) -> str:
+        """Return and clear what the bot wrote to stderr/stdout since the last call (capped)."""
+
+    def close(self) -> None:
+        """Stop the bot; nothing of it may outlive this call."""
+
+
+def load_module_from_file(path: Path, module_name: str) -> ModuleType:
+    """Import a bot file (or a bot directory's bot.py) as a fresh module object."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "bot.py"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load a bot from {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
+    return module
+
+
+class InProcessPlayer:
+    """Runs a trusted bot module in this process: house bots, or an author's bot without a sandbox.
+
+    Time is measured but cannot be enforced pre-emptively; a slow turn is reported after the fact.
+    """
+
+    def __init__(self, module: ModuleType, name: str, version: str | None = None) -> None:
+        self.module = module
+        self.name = name
+        self.version = version
+        if not callable(getattr(module, "play", None)):
+            raise TypeError(f"bot {name} defines no play(observation) function")
+        self._new_game = getattr(module, "new_game", None)
+
+    def start(self, timeout: float) -> None:
+        return None
+
+    def new_game(self, info: dict[str, Any], timeout: float) -> None:
+        if self._new_game is not None:
+            try:
+                self._new_game(info)
+            except Exception as error:  # a bot's bug is a crash, never the runner's
+                raise BotFailure(Termination.CRASH, f"new_game raised {error!r}") from error
+
+    def play(self, observation: dict[str, Any], timeout: float) -> tuple[Any, float]:
+        started = time.perf_counter()
+        try:
+            turn = self.module.play(observation)
+        except Exception as error:
+            raise BotFailure(Termination.CRASH, f"play raised {error!r}") from error
+        elapsed = time.perf_counter() - started
+        if elapsed > timeout:
+            raise BotFailure(Termination.TIMEOUT, f"turn took {elapsed:.3f}s, limit {timeout:.3f}s")
+        return turn, elapsed
+
+    def take_stderr(self) -> str:
+        return ""
+
+    def close(self) -> None:
+        return None

@@ -1,0 +1,213 @@
+"""The Game: Face to Face (RULES.md section 1): two players, each with their own deck and piles."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.log import GameLog
+from games.moves import Play, Turn
+from games.outcome import Outcome, Termination
+from games.state import ASCENDING, DESCENDING, GameState, TurnBuilder, is_trick, pile_fits, pile_rule_text
+
+GAME_ID = "face-to-face"
+CARDS = range(2, 60)
+HAND_SIZE = 6
+MIN_PLAYS = 2
+DRAW_AFTER_OWN_PILES = 2
+PILE_IDS = ("p0.up", "p0.down", "p1.up", "p1.down")
+DIRECTION = {"p0.up": ASCENDING, "p0.down": DESCENDING, "p1.up": ASCENDING, "p1.down": DESCENDING}
+START = {ASCENDING: 1, DESCENDING: 60}
+OWNER = {pile: int(pile[1]) for pile in PILE_IDS}
+
+
+class FaceToFaceTurn(TurnBuilder):
+    __slots__ = ("seat", "min_plays", "opponent_play")
+
+    def __init__(self, seat: int, tops: dict[str, int], hand: list[int], min_plays: int) -> None:
+        self.seat = seat
+        self.tops = tops
+        self.hand = hand
+        self.plays = []
+        self.min_plays = min_plays
+        self.opponent_play: Play | None = None
+
+    def copy(self) -> FaceToFaceTurn:
+        clone = FaceToFaceTurn(self.seat, dict(self.tops), list(self.hand), self.min_plays)
+        clone.plays = list(self.plays)
+        clone.opponent_play = self.opponent_play
+        return clone
+
+    def search_key(self) -> tuple:
+        return (frozenset(self.hand), tuple(self.tops.values()), len(self.plays), self.opponent_play is None)
+
+    def reason(self, card: int, pile: str) -> str | None:
+        if card not in self.hand:
+            return "played-twice" if any(play.card == card for play in self.plays) else "not-in-hand"
+        top = self.tops.get(pile)
+        if top is None:
+            return "unknown-pile"
+        direction = DIRECTION[pile]
+        if OWNER[pile] == self.seat:
+            if pile_fits(card, top, direction) or is_trick(card, top, direction):
+                return None
+            return "pile-order"
+        if self.opponent_play is not None:
+            return "two-opponent-plays"
+        # On the opponent's piles the rule is reversed and the backwards trick never applies.
+        return None if pile_fits(card, top, DESCENDING if direction == ASCENDING else ASCENDING) else (
+            "opponent-pile-order"
+        )
+
+    def apply(self, card: int, pile: str) -> None:
+        self.hand.remove(card)
+        self.tops[pile] = card
+        play = Play(card, pile)
+        self.plays.append(play)
+        if OWNER[pile] != self.seat:
+            self.opponent_play = play
+
+    def end_reason(self) -> str | None:
+        return "too-few-plays" if len(self.plays) < self.min_plays else None
+
+    def describe(self, rule: str, card: int | None = None, pile: str | None = None) -> str:
+        if rule == "not-in-hand":
+            return f"{card} is not in your hand"
+        if rule == "played-twice":
+            return f"{card} was already played in this turn"
+        if rule == "unknown-pile":
+            return f"there is no pile {pile!r}; the piles are {', '.join(PILE_IDS)}"
+        if rule == "two-opponent-plays":
+            return (
+                f"{card} on {pile} would be a second card on the opponent's piles this turn "
+                f"(after {self.opponent_play}); only one is allowed"
+            )
+        if rule in ("pile-order", "opponent-pile-order"):
+            return self._describe_pile_order(card, pile)
+        if rule == "too-few-plays":
+            return (
+                f"the turn has {len(self.plays)} play(s); at least {self.min_plays} are required "
+                f"with {len(self.hand) + len(self.plays)} card(s) in hand"
+            )
+        raise KeyError(rule)
+
+    def _describe_pile_order(self, card: int, pile: str) -> str:
+        top = self.tops[pile]
+        direction = DIRECTION[pile]
+        name = "ascending" if direction == ASCENDING else "descending"
+        if OWNER[pile] == self.seat:
+            rule = pile_rule_text(top, direction, CARDS)
+            return f"{card} cannot go on your {name} pile {pile} showing {top}: {rule}"
+        reversed_rule = pile_rule_text(top, DESCENDING if direction == ASCENDING else ASCENDING, CARDS, trick=False)
+        note = "; the backwards trick never applies on the opponent's piles" if is_trick(card, top, direction) else ""
+        return f"{card} cannot go on the opponent's {name} pile {pile} showing {top}: {reversed_rule}{note}"
+
+
+class FaceToFaceState(GameState):
+    game_id = GAME_ID
+    players = 2
+    hand_size = HAND_SIZE
+
+    def __init__(self, decks: list[list[int]], start_seat: int, seed: str) -> None:
+        self.decks = [list(deck) for deck in decks]
+        self.hands = [deck[:HAND_SIZE] for deck in self.decks]
+        self.draw_piles = [deck[HAND_SIZE:] for deck in self.decks]
+        self.draw_piles_reversed = [pile[::-1] for pile in self.draw_piles]  # pop() takes the next card
+        self.piles = {pile: [START[DIRECTION[pile]]] for pile in PILE_IDS}
+        self.tops = {pile: START[DIRECTION[pile]] for pile in PILE_IDS}
+        self.turn_number = 0
+        self.outcome = None
+        self.to_move = start_seat
+        options = {"players": 2, "hand_size": HAND_SIZE, "command_table": None}
+        self.log = GameLog(GAME_ID, options, seed, start_seat, [list(deck) for deck in self.decks])
+        self.log.set_bots([(None, None), (None, None)])
+        if not self._can_move(start_seat):
+            self._end(Outcome(Termination.STUCK, winner=1 - start_seat, seat=start_seat, detail=self._stuck_detail()))
+
+    def min_plays(self, seat: int) -> int:
+        return min(MIN_PLAYS, len(self.hands[seat]))
+
+    def builder(self) -> FaceToFaceTurn:
+        seat = self.to_move
+        return FaceToFaceTurn(seat, dict(self.tops), list(self.hands[seat]), self.min_plays(seat))
+
+    def _commit(self, builder: TurnBuilder, turn: Turn) -> None:
+        seat = self.to_move
+        for play in builder.plays:
+            self.piles[play.pile].append(play.card)
+        self.tops = builder.tops
+        hand = builder.hand
+        draw = self.draw_piles_reversed[seat]
+        wanted = HAND_SIZE - len(hand) if builder.opponent_play is not None else DRAW_AFTER_OWN_PILES
+        for _ in range(min(max(wanted, 0), len(draw))):
+            hand.append(draw.pop())
+        self.hands[seat] = hand
+        if not hand and not draw:
+            self._end(Outcome(Termination.ALL_CARDS_PLAYED, winner=seat, seat=None, detail=f"seat {seat} played all 58 cards"))
+            return
+        opponent = 1 - seat
+        self.to_move = opponent
+        if not self._can_move(opponent):
+            self._end(Outcome(Termination.STUCK, winner=seat, seat=opponent, detail=self._stuck_detail()))
+
+    def _can_move(self, seat: int) -> bool:
+        hand = self.hands[seat]
+        if len(hand) >= MIN_PLAYS and self._two_independent_plays(seat, hand):
+            return True
+        return self.builder_for(seat).can_complete()
+
+    def _two_independent_plays(self, seat: int, hand: list[int]) -> bool:
+        """A quick sufficient test: two cards that each fit an own pile now can always be played together
+        (on different piles trivially; on one pile, the trick card or the nearer card first), and so can
+        one such card with another card that fits an opponent's pile."""
+        own_up, own_down = self.tops[f"p{seat}.up"], self.tops[f"p{seat}.down"]
+        other = 1 - seat
+        opp_up, opp_down = self.tops[f"p{other}.up"], self.tops[f"p{other}.down"]
+        own_fitting = 0
+        opponent_fitting = 0
+        for card in hand:
+            if card > own_up or card == own_up - 10 or card < own_down or card == own_down + 10:
+                own_fitting += 1
+                if own_fitting == 2:
+                    return True
+            elif card < opp_up or card > opp_down:
+                opponent_fitting += 1
+        return own_fitting == 1 and opponent_fitting >= 1
+
+    def builder_for(self, seat: int) -> FaceToFaceTurn:
+        return FaceToFaceTurn(seat, dict(self.tops), list(self.hands[seat]), self.min_plays(seat))
+
+    def _stuck_detail(self) -> str:
+        seat = self.to_move
+        tops = ", ".join(f"{pile}={top}" for pile, top in self.tops.items())
+        return f"seat {seat} cannot make a legal turn of {self.min_plays(seat)} play(s) with hand {sorted(self.hands[seat])} (piles {tops})"
+
+    def _forfeit_outcome(self, seat: int, termination: Termination, detail: str) -> Outcome:
+        return Outcome(termination, winner=1 - seat, seat=seat, detail=detail)
+
+    def cards_not_placed(self) -> int:
+        return sum(len(hand) for hand in self.hands) + sum(len(pile) for pile in self.draw_piles_reversed)
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        return {
+            "game": GAME_ID,
+            "players": 2,
+            "seat": seat,
+            "to_move": self.to_move,
+            "turn": self.turn_number,
+            "hand": sorted(self.hands[seat]),
+            "hand_sizes": [len(self.hands[0]), len(self.hands[1])],
+            "hand_size": HAND_SIZE,
+            "draw_pile_sizes": [len(self.draw_piles_reversed[0]), len(self.draw_piles_reversed[1])],
+            "min_plays": self.min_plays(seat),
+            "piles": {
+                pile: {
+                    "direction": DIRECTION[pile],
+                    "owner": OWNER[pile],
+                    "top": self.tops[pile],
+                    "history": list(history),
+                }
+                for pile, history in self.piles.items()
+            },
+            "signals": [],
+            "commands": None,
+        }

@@ -1,0 +1,132 @@
+"""Re-simulating a game log and checking every turn and the recorded result.
+
+A log replays with no other input: the decks it records give every hand and draw, and its turns are
+pushed through the engine again, as python-chess replays a PGN by pushing its moves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.errors import IllegalTurn, LogMismatch
+from games.factory import GAME_IDS, new_game
+from games.log import LOG_FORMAT, LOG_VERSION
+from games.moves import Turn
+from games.outcome import BOT_FAILURES, Outcome, Termination
+from games.state import GameState
+
+
+def replay(log: dict[str, Any]) -> Outcome:
+    """Replay `log`; return its Outcome, or raise LogMismatch naming the first disagreement."""
+    state = _initial_state(log)
+    turns = _field(log, "turns", list)
+    for number, entry in enumerate(turns, start=1):
+        _replay_turn(state, number, entry)
+    recorded = _recorded_result(log)
+    rejected = log.get("rejected_turn")
+    if rejected is not None:
+        _replay_rejected(state, len(turns) + 1, rejected, recorded)
+    elif recorded.termination in BOT_FAILURES:
+        if state.outcome is not None:
+            raise LogMismatch(f"the log says {recorded.termination.value}, but the game had already ended: {state.outcome}")
+        if recorded.seat != state.to_move:
+            raise LogMismatch(
+                f"the log blames seat {recorded.seat} for {recorded.termination.value}, "
+                f"but it was seat {state.to_move}'s turn"
+            )
+        state.forfeit(recorded.seat, recorded.termination, recorded.detail)
+    if state.outcome is None:
+        raise LogMismatch(f"the log ends after {len(turns)} turns, but the game is not over: seat {state.to_move} is to move")
+    _compare(state.outcome, recorded)
+    return state.outcome
+
+
+def _initial_state(log: dict[str, Any]) -> GameState:
+    if not isinstance(log, dict):
+        raise LogMismatch("a log is a JSON object")
+    if log.get("format") != LOG_FORMAT:
+        raise LogMismatch(f"not a game log: format is {log.get('format')!r}, expected {LOG_FORMAT!r}")
+    if log.get("version") != LOG_VERSION:
+        raise LogMismatch(f"log version {log.get('version')!r} is not supported (this engine reads version {LOG_VERSION})")
+    game = log.get("game")
+    if game not in GAME_IDS:
+        raise LogMismatch(f"unknown game {game!r}")
+    options = _field(log, "options", dict)
+    decks = _field(log, "decks", list)
+    if not all(isinstance(deck, list) and all(_is_card(card) for card in deck) for deck in decks):
+        raise LogMismatch("decks must be lists of integer cards")
+    try:
+        return new_game(
+            game,
+            options.get("players"),
+            str(log.get("seed", "")),
+            start_seat=log.get("start_seat"),
+            decks=decks,
+            hand_size=options.get("hand_size"),
+            command_table=options.get("command_table"),
+        )
+    except (ValueError, TypeError) as error:
+        raise LogMismatch(f"the log's set-up is invalid: {error}") from error
+
+
+def _replay_turn(state: GameState, number: int, entry: Any) -> None:
+    if state.outcome is not None:
+        raise LogMismatch(f"the game was already over ({state.outcome}), but the log goes on", turn=number)
+    if not isinstance(entry, dict):
+        raise LogMismatch("a turn entry must be an object", turn=number)
+    if entry.get("seat") != state.to_move:
+        raise LogMismatch(f"seat {entry.get('seat')!r} moved, but it was seat {state.to_move}'s turn", turn=number)
+    try:
+        turn = Turn.from_json({"plays": entry.get("plays"), "signals": entry.get("signals") or {}})
+        state.push(turn, entry.get("ms"))
+    except IllegalTurn as error:
+        raise LogMismatch(f"illegal turn by seat {entry['seat']}: {error.message}", turn=number) from error
+
+
+def _replay_rejected(state: GameState, number: int, rejected: Any, recorded: Outcome) -> None:
+    if not isinstance(rejected, dict):
+        raise LogMismatch("rejected_turn must be an object", turn=number)
+    if state.outcome is not None:
+        raise LogMismatch(f"a rejected turn is logged, but the game was already over ({state.outcome})", turn=number)
+    if rejected.get("seat") != state.to_move:
+        raise LogMismatch(f"the rejected turn is seat {rejected.get('seat')!r}'s, but seat {state.to_move} was to move", turn=number)
+    raw = rejected.get("turn")
+    try:
+        state.check(Turn.from_json(raw))
+    except IllegalTurn as error:
+        if error.rule != rejected.get("rule"):
+            raise LogMismatch(
+                f"the rejected turn breaks rule {error.rule!r}, not {rejected.get('rule')!r} as logged", turn=number
+            ) from error
+        state.reject(raw, error, rejected.get("ms"))
+        return
+    raise LogMismatch(f"the turn logged as rejected ({raw!r}) is legal", turn=number)
+
+
+def _recorded_result(log: dict[str, Any]) -> Outcome:
+    result = log.get("result")
+    if not isinstance(result, dict):
+        raise LogMismatch("the log has no result")
+    try:
+        return Outcome.from_json(result)
+    except (KeyError, ValueError) as error:
+        raise LogMismatch(f"the log's result is malformed: {error}") from error
+
+
+def _compare(actual: Outcome, recorded: Outcome) -> None:
+    for name in ("termination", "winner", "score", "seat"):
+        mine, theirs = getattr(actual, name), getattr(recorded, name)
+        if mine != theirs:
+            show = (lambda value: value.value if isinstance(value, Termination) else value)
+            raise LogMismatch(f"result: the log says {name} {show(theirs)!r}, the replay gives {show(mine)!r} ({actual})")
+
+
+def _field(log: dict[str, Any], name: str, kind: type) -> Any:
+    value = log.get(name)
+    if not isinstance(value, kind):
+        raise LogMismatch(f"the log's {name!r} must be a {kind.__name__}")
+    return value
+
+
+def _is_card(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
