@@ -1,0 +1,58 @@
+"""Sign-up and upload forms; an upload is checked in full while the form is validated."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+from django.core.files.uploadedfile import UploadedFile
+
+from league.arena.models import BOT_NAME_RULE, GAME_CHOICES, Bot
+from league.arena.uploads import InspectedUpload, UploadRejected, check_name_and_size, inspect_upload
+
+
+class SignupForm(UserCreationForm):
+    email = forms.EmailField(required=False, help_text="Optional; only used to reach you about your bots.")
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")
+
+
+class BotFileField(forms.FileField):
+    """A .py or .zip bot, checked at once; cleans to an InspectedUpload."""
+
+    def clean(self, data: Any, initial: Any = None) -> InspectedUpload | None:
+        upload = super().clean(data, initial)
+        if upload is None:
+            return None
+        assert isinstance(upload, UploadedFile)
+        try:
+            check_name_and_size(upload.name or "", upload.size or 0)
+        except UploadRejected as error:
+            raise forms.ValidationError(str(error)) from None
+        try:
+            return inspect_upload(upload.name or "", upload.read())
+        except UploadRejected as error:
+            raise forms.ValidationError(str(error)) from None
+
+
+class NewBotForm(forms.Form):
+    name = forms.CharField(max_length=40, validators=[BOT_NAME_RULE])
+    game = forms.ChoiceField(choices=GAME_CHOICES)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=2000)
+    file = BotFileField(help_text="bot.py, or a .zip with bot.py at its top level.")
+
+    def __init__(self, *args: Any, owner: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.owner = owner
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        if Bot.objects.filter(owner=self.owner, name__iexact=name).exists():
+            raise forms.ValidationError(f"You already have a bot called {name}; upload a new version of it instead.")
+        return name
+
+
+class NewVersionForm(forms.Form):
+    file = BotFileField(help_text="bot.py, or a .zip with bot.py at its top level.")

@@ -1,0 +1,64 @@
+"""The house bots that ship with the runner, as ladder members owned by the user "house"."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+
+from bots.house import HOUSE_BOTS
+from league.arena.models import GAME_CHOICES, Bot, BotVersion
+
+HOUSE_USER = "house"
+
+
+def house_sha256(name: str) -> str:
+    """The sha256 of the house bot's source, so a changed house bot becomes a new version."""
+    spec = importlib.util.find_spec(HOUSE_BOTS[name])
+    if spec is None or spec.origin is None:
+        raise LookupError(f"the house bot {name} has no source file")
+    with open(spec.origin, "rb") as source:
+        return hashlib.sha256(source.read()).hexdigest()
+
+
+def _house_bot_name(name: str, game: str) -> str:
+    return name if game == "face-to-face" else f"{name}-{game}"
+
+
+def house_version(ref: str, game: str = "face-to-face") -> BotVersion:
+    """The current version of the house bot `ref` (e.g. "house:greedy") for `game`, created on first use."""
+    prefix, _, name = ref.partition(":")
+    if prefix != "house" or name not in HOUSE_BOTS:
+        known = ", ".join(f"house:{n}" for n in sorted(HOUSE_BOTS))
+        raise ValueError(f"{ref!r} is not a house bot; house bots are: {known}")
+    owner, _ = get_user_model().objects.get_or_create(username=HOUSE_USER, defaults={"is_active": False})
+    sha = house_sha256(name)
+    for _attempt in range(2):  # a concurrent first use may create the same rows: then read theirs
+        try:
+            with transaction.atomic():
+                bot, _ = Bot.objects.get_or_create(
+                    owner=owner,
+                    name=_house_bot_name(name, game),
+                    defaults={"game": game, "house_ref": ref, "description": f"The house bot {ref}."},
+                )
+                version = bot.versions.filter(sha256=sha).first()
+                if version is None:
+                    version = BotVersion.objects.create(
+                        bot=bot,
+                        number=bot.next_version_number(),
+                        sha256=sha,
+                        kind=BotVersion.Kind.HOUSE,
+                        filename=ref,
+                        status=BotVersion.Status.ACTIVE,
+                    )
+                return version
+        except IntegrityError:
+            continue
+    raise RuntimeError(f"could not register the house bot {ref}")
+
+
+def ensure_house_bots() -> list[BotVersion]:
+    """Every house bot, for every game, as an active ladder member."""
+    return [house_version(f"house:{name}", game) for game, _ in GAME_CHOICES for name in sorted(HOUSE_BOTS)]

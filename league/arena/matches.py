@@ -1,0 +1,228 @@
+"""Playing one match on a worker: claim it, run it through the bots runner, store everything at once.
+
+`play` is idempotent: a match that is finished, or being played by a live worker, is left alone;
+one whose worker died (its heartbeat stopped) is claimed again and replayed from the start.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import tempfile
+import uuid
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from league.arena.models import BotVersion, Game, GameSeat, Match, on_commit_send
+
+log = logging.getLogger(__name__)
+
+STDERR_TAIL_CHARS = 4000
+FORFEITS = {"illegal-turn", "command-broken", "timeout", "crash", "protocol-error", "resource-limit"}
+
+
+class ClaimLost(Exception):
+    """Another worker took the match over (this one was presumed dead); drop this run's results."""
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def bot_file(version: BotVersion) -> Path:
+    """The version's upload as a file in this worker's cache, written once per content hash."""
+    folder = Path(settings.ARENA_CACHE_DIR) / "bots"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{version.sha256}.{version.kind}"
+    if not path.exists():
+        content = bytes(BotVersion.objects.values_list("content", flat=True).get(pk=version.pk))
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".upload-")
+        with os.fdopen(handle, "wb") as out:
+            out.write(content)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)  # atomic: a concurrent reader sees the whole file or none
+    return path
+
+
+def match_spec(match: Match, versions: list[BotVersion]) -> Any:
+    from bots.match import BotSpec, MatchSpec, TimeControl
+
+    bots = []
+    for version in versions:
+        ref = version.bot.house_ref if version.kind == BotVersion.Kind.HOUSE else str(bot_file(version))
+        bots.append(BotSpec(ref=ref, name=version.bot.full_name, version=version.version_id))
+    return MatchSpec(
+        game=match.game,
+        bots=bots,
+        games=match.games,
+        seed=match.seed,
+        players=None if match.game == "face-to-face" else (match.players or len(bots)),
+        duplicate=match.duplicate,
+        time_control=TimeControl(turn=match.turn_seconds, bank=match.bank_seconds, startup=match.startup_seconds),
+        sandbox=settings.ARENA_SANDBOX,
+    )
+
+
+def lease() -> timedelta:
+    return timedelta(seconds=settings.ARENA_MATCH_LEASE_SECONDS)
+
+
+def play(match_id: int, worker: str | None = None) -> bool:
+    """Play the match if nobody else is; True when this call stored its results."""
+    from bots.match import run_match
+
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        log.warning("match %s does not exist (deleted?); nothing to play", match_id)
+        return False
+    token = match.claim(worker or worker_name(), lease())
+    if token is None:
+        return False
+    versions = match.ordered_versions()
+    played = 0
+
+    def on_game(*_args: Any, **_kwargs: Any) -> None:
+        nonlocal played
+        played += 1
+        if not match.heartbeat(token, played):
+            raise ClaimLost(f"match {match.pk} was taken over by another worker")
+
+    try:
+        result = run_match(match_spec(match, versions), on_game=on_game)
+    except ClaimLost:
+        log.warning("match %s: claim lost while playing; another worker finishes it", match.pk)
+        return False
+    except Exception as error:
+        _runner_broke(match, token, versions, error)
+        raise
+    try:
+        store(match, token, versions, result)
+    except ClaimLost:
+        log.warning("match %s: claim lost before storing; another worker finishes it", match.pk)
+        return False
+    return True
+
+
+def _runner_broke(match: Match, token: uuid.UUID, versions: list[BotVersion], error: Exception) -> None:
+    """The runner itself failed (not a bot): retry later, or give up after the last attempt."""
+    from league.arena import tasks
+
+    give_up = match.attempts >= settings.ARENA_MATCH_MAX_ATTEMPTS
+    reason = f"attempt {match.attempts}: the match runner failed: {error!r}"
+    log.exception("match %s: %s", match.pk, reason)
+    with transaction.atomic():
+        if not match.release(token, reason, give_up):
+            return
+        if give_up and match.kind == Match.Kind.VALIDATION:
+            versions[0].mark_validated(False, f"the server could not run the validation games: {error}")
+        if give_up and match.tournament_id:
+            on_commit_send(tasks.finish_tournament, match.tournament_id)
+    if not give_up:
+        transaction.on_commit(lambda: tasks.play_match.apply_async((match.pk,), countdown=10 * match.attempts))
+
+
+def _points(game_id: str, winner: int | None, seat: int) -> float | None:
+    if game_id != "face-to-face":
+        return None
+    if winner is None:
+        return 0.5
+    return 1.0 if seat == winner else 0.0
+
+
+def store(match: Match, token: uuid.UUID, versions: list[BotVersion], result: Any) -> None:
+    """Results, logs and consequences in one transaction, only while this worker still holds the claim."""
+    from league.arena import tasks
+
+    now = timezone.now()
+    with transaction.atomic():
+        finished = Match.objects.filter(pk=match.pk, claim_token=token, status=Match.Status.RUNNING).update(
+            status=Match.Status.DONE, finished_at=now, games_done=len(result.games), error=""
+        )
+        if finished != 1:
+            raise ClaimLost(f"match {match.pk} is no longer claimed by this worker")
+        rows = []
+        for game_result in result.games:
+            outcome = game_result.outcome
+            game_log = game_result.log
+            rows.append(
+                Game(
+                    match=match,
+                    index=game_result.index,
+                    game=match.game,
+                    seed=str(game_log.get("seed", "")),
+                    start_seat=game_log.get("start_seat", 0),
+                    termination=outcome.termination.value,
+                    winner_seat=outcome.winner,
+                    fault_seat=outcome.seat if outcome.termination.value in FORFEITS else None,
+                    score=outcome.score,
+                    detail=outcome.detail or "",
+                    turns=len(game_log.get("turns", [])),
+                    log_zlib=Game.compress_log(game_log),
+                    played_at=now,
+                )
+            )
+        stored = Game.objects.bulk_create(rows)
+        GameSeat.objects.bulk_create(
+            [
+                GameSeat(
+                    game=game,
+                    seat=seat,
+                    version=versions[bot_index],
+                    points=_points(match.game, game_result.outcome.winner, seat),
+                )
+                for game, game_result in zip(stored, result.games, strict=True)
+                for seat, bot_index in enumerate(game_result.seat_bots)
+            ]
+        )
+        entries = {entry.index: entry for entry in match.entries.all()}
+        for index, text in (result.stderr or {}).items():
+            if index in entries and text:
+                entries[index].stderr_tail = text[-STDERR_TAIL_CHARS:]
+                entries[index].save(update_fields=["stderr_tail"])
+        if match.kind == Match.Kind.VALIDATION:
+            judge_validation(versions[0], result)
+        if match.tournament_id:
+            on_commit_send(tasks.finish_tournament, match.tournament_id)
+        if match.rated and match.game == "face-to-face":
+            on_commit_send(tasks.refit_ratings, match.game)
+
+
+def judge_validation(version: BotVersion, result: Any) -> None:
+    """Active if the candidate (bot index 0) finished every game without a forfeit of its own."""
+    for game_result in result.games:
+        outcome = game_result.outcome
+        if outcome.termination.value not in FORFEITS or outcome.seat is None:
+            continue
+        if game_result.seat_bots[outcome.seat] != 0:
+            continue
+        reason = f"game {game_result.index + 1}: {outcome.termination.value}: {outcome.detail}"
+        version.mark_validated(False, reason, (result.stderr or {}).get(0, "")[-STDERR_TAIL_CHARS:])
+        return
+    version.mark_validated(True)
+
+
+def requeue_lost() -> int:
+    """Send again the matches whose worker died or whose message was lost; claiming keeps this safe."""
+    from league.arena import tasks
+
+    now = timezone.now()
+    stale = now - lease()
+    lost = Q(status=Match.Status.RUNNING, heartbeat_at__lt=stale, queued_at__lt=stale) | Q(
+        status=Match.Status.QUEUED, queued_at__lt=stale
+    )
+    sent = 0
+    for pk in Match.objects.filter(lost).values_list("pk", flat=True)[:1000]:
+        # Stamping queued_at first means two sweepers cannot both re-send the same match.
+        if Match.objects.filter(lost, pk=pk).update(queued_at=now):
+            tasks.play_match.delay(pk)
+            sent += 1
+    if sent:
+        log.warning("re-sent %d matches whose worker died or whose message was lost", sent)
+    return sent

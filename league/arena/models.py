@@ -1,0 +1,434 @@
+"""Bots, their versions, the matches they play, the games those produce, tournaments and ratings.
+
+Every game points at the exact bot versions that played it (a version is a sha256 of its upload),
+and a version's code is kept in the database so any worker on any host can run it.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+import zlib
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models, transaction
+from django.db.models import F, Q
+from django.db.models.functions import Lower
+from django.urls import reverse
+from django.utils import timezone
+
+FACE_TO_FACE = "face-to-face"
+GAME_CHOICES = [
+    (FACE_TO_FACE, "The Game: Face to Face"),
+    ("the-game", "The Game"),
+    ("extreme", "The Game Extreme"),
+]
+GAME_NAMES = dict(GAME_CHOICES)
+COMPETITIVE_GAMES = {FACE_TO_FACE}
+
+BOT_NAME_RULE = RegexValidator(
+    r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$",
+    "Use 1 to 40 letters, digits, '-' or '_', starting with a letter or digit.",
+)
+
+
+class LogTampered(Exception):
+    """A stored game log no longer replays to the result recorded for it."""
+
+
+class Bot(models.Model):
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots")
+    name = models.CharField(max_length=40, validators=[BOT_NAME_RULE])
+    game = models.CharField(max_length=20, choices=GAME_CHOICES, default=FACE_TO_FACE)
+    description = models.TextField(blank=True, max_length=2000)
+    house_ref = models.CharField(
+        max_length=40, blank=True, help_text="Set for the house bots that ship with the runner, e.g. house:greedy."
+    )
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["owner__username", "name"]
+        constraints = [models.UniqueConstraint("owner", Lower("name"), name="bot_name_unique_per_owner")]
+
+    def __str__(self) -> str:
+        return self.full_name
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner.username}/{self.name}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("bot", args=[self.pk])
+
+    def newest_active_version(self) -> BotVersion | None:
+        return self.versions.filter(status=BotVersion.Status.ACTIVE).order_by("-number").first()
+
+    def next_version_number(self) -> int:
+        newest = self.versions.order_by("-number").values_list("number", flat=True).first()
+        return (newest or 0) + 1
+
+
+class BotVersion(models.Model):
+    class Status(models.TextChoices):
+        VALIDATING = "validating", "validating"
+        ACTIVE = "active", "active"
+        FAILED = "failed", "failed validation"
+
+    class Kind(models.TextChoices):
+        PY = "py", "Python file"
+        ZIP = "zip", "zip archive"
+        HOUSE = "house", "house bot"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    filename = models.CharField(max_length=200, blank=True)
+    size = models.PositiveIntegerField(default=0)
+    content = models.BinaryField(editable=False, default=b"")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.VALIDATING)
+    failure_reason = models.TextField(blank=True)
+    stderr_tail = models.TextField(blank=True)
+    created = models.DateTimeField(default=timezone.now)
+    validated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["bot", "-number"]
+        constraints = [
+            models.UniqueConstraint("bot", "number", name="version_number_unique_per_bot"),
+            models.UniqueConstraint("bot", "sha256", name="version_content_unique_per_bot"),
+        ]
+        indexes = [models.Index(fields=["status"])]
+
+    def __str__(self) -> str:
+        return f"{self.bot.full_name} v{self.number}"
+
+    @property
+    def label(self) -> str:
+        return f"v{self.number}"
+
+    @property
+    def version_id(self) -> str:
+        """The version string logs and the runner use: the sha256 of the upload."""
+        return f"sha256:{self.sha256}"
+
+    @property
+    def short_sha(self) -> str:
+        return self.sha256[:12]
+
+    def mark_validated(self, passed: bool, reason: str = "", stderr_tail: str = "") -> bool:
+        """Move a validating version to active or failed; False when it was already decided."""
+        status = self.Status.ACTIVE if passed else self.Status.FAILED
+        updated = BotVersion.objects.filter(pk=self.pk, status=self.Status.VALIDATING).update(
+            status=status, failure_reason=reason, stderr_tail=stderr_tail, validated_at=timezone.now()
+        )
+        if updated:
+            self.refresh_from_db(fields=["status", "failure_reason", "stderr_tail", "validated_at"])
+        return bool(updated)
+
+
+class Tournament(models.Model):
+    class Format(models.TextChoices):
+        ROUND_ROBIN = "round-robin", "round robin"
+        DOUBLE_ROUND_ROBIN = "double-round-robin", "double round robin"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "not started"
+        RUNNING = "running", "running"
+        FINISHED = "finished", "finished"
+
+    name = models.CharField(max_length=100)
+    game = models.CharField(max_length=20, choices=GAME_CHOICES, default=FACE_TO_FACE)
+    format = models.CharField(max_length=20, choices=Format.choices, default=Format.ROUND_ROBIN)
+    games_per_pairing = models.PositiveIntegerField(default=10, validators=[MinValueValidator(1)])
+    duplicate = models.BooleanField(
+        default=True, help_text="Each deal is played twice with the seats swapped, which cancels the luck of the deal."
+    )
+    turn_seconds = models.FloatField(default=1.0, validators=[MinValueValidator(0.001)])
+    bank_seconds = models.FloatField(default=10.0, validators=[MinValueValidator(0.0)])
+    startup_seconds = models.FloatField(default=5.0, validators=[MinValueValidator(0.001)])
+    scheduled_at = models.DateTimeField(
+        null=True, blank=True, help_text="Starts by itself at this time; leave empty to start it by hand."
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    created = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("tournament", args=[self.pk])
+
+    @property
+    def pairing_rounds(self) -> int:
+        return 2 if self.format == self.Format.DOUBLE_ROUND_ROBIN else 1
+
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        if self.game not in COMPETITIVE_GAMES:
+            raise ValidationError({"game": "Tournaments are played in Face to Face, the competitive game."})
+
+    def progress(self) -> tuple[int, int]:
+        """(games played, games in all) over the tournament's matches."""
+        totals = self.matches.aggregate(
+            planned=models.Sum("games"),
+            played=models.Sum(
+                models.Case(
+                    models.When(status=Match.Status.DONE, then=F("games")),
+                    default=F("games_done"),
+                )
+            ),
+        )
+        return totals["played"] or 0, totals["planned"] or 0
+
+    def mark_finished_if_done(self) -> bool:
+        if self.matches.exclude(status__in=[Match.Status.DONE, Match.Status.FAILED]).exists():
+            return False
+        return bool(
+            Tournament.objects.filter(pk=self.pk, status=self.Status.RUNNING).update(
+                status=self.Status.FINISHED, finished_at=timezone.now()
+            )
+        )
+
+
+class TournamentEntry(models.Model):
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="tournament_entries")
+    version = models.ForeignKey(
+        BotVersion,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="tournament_entries",
+        help_text="Frozen to the bot's newest active version when the tournament starts.",
+    )
+
+    class Meta:
+        ordering = ["tournament", "pk"]
+        constraints = [models.UniqueConstraint("tournament", "bot", name="one_entry_per_bot")]
+        verbose_name_plural = "tournament entries"
+
+    def __str__(self) -> str:
+        return f"{self.bot} in {self.tournament}"
+
+
+class MatchQuerySet(models.QuerySet):
+    def claimable(self, lease: timedelta) -> MatchQuerySet:
+        stale = timezone.now() - lease
+        return self.filter(Q(status=Match.Status.QUEUED) | Q(status=Match.Status.RUNNING, heartbeat_at__lt=stale))
+
+
+class Match(models.Model):
+    class Kind(models.TextChoices):
+        VALIDATION = "validation", "validation"
+        LADDER = "ladder", "ladder"
+        TOURNAMENT = "tournament", "tournament"
+        EXHIBITION = "exhibition", "exhibition"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    game = models.CharField(max_length=20, choices=GAME_CHOICES, default=FACE_TO_FACE)
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
+    )
+    versions = models.ManyToManyField(BotVersion, through="MatchEntry", related_name="matches")
+    games = models.PositiveIntegerField(validators=[MinValueValidator(1), MaxValueValidator(100_000)])
+    players = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Seats per game in the co-op games; empty means one seat per entry."
+    )
+    seed = models.CharField(max_length=100)
+    duplicate = models.BooleanField(default=True)
+    turn_seconds = models.FloatField(default=1.0)
+    bank_seconds = models.FloatField(default=10.0)
+    startup_seconds = models.FloatField(default=5.0)
+    rated = models.BooleanField(default=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    claim_token = models.UUIDField(null=True, blank=True, editable=False)
+    claimed_by = models.CharField(max_length=200, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    games_done = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created = models.DateTimeField(default=timezone.now)
+    queued_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = MatchQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created"]
+        indexes = [models.Index(fields=["status", "kind"]), models.Index(fields=["game", "rated", "status"])]
+        verbose_name_plural = "matches"
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.kind}, {self.game})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("match", args=[self.pk])
+
+    def ordered_versions(self) -> list[BotVersion]:
+        return [e.version for e in self.entries.select_related("version__bot__owner").order_by("index")]
+
+    def claim(self, worker: str, lease: timedelta) -> uuid.UUID | None:
+        """Take the match for this worker; None when another worker has it or it is finished.
+
+        The conditional UPDATE touches exactly one row for exactly one claimant, so a match is
+        never played twice at once; a claim whose heartbeat stopped (dead worker) can be retaken.
+        """
+        token = uuid.uuid4()
+        now = timezone.now()
+        taken = Match.objects.filter(pk=self.pk).claimable(lease).update(
+            status=self.Status.RUNNING,
+            claim_token=token,
+            claimed_by=worker[:200],
+            attempts=F("attempts") + 1,
+            games_done=0,
+            started_at=now,
+            heartbeat_at=now,
+        )
+        if taken != 1:
+            return None
+        self.refresh_from_db()
+        return token
+
+    def heartbeat(self, token: uuid.UUID, games_done: int) -> bool:
+        """Record progress; False when the claim was lost (another worker took over)."""
+        return bool(
+            Match.objects.filter(pk=self.pk, claim_token=token, status=self.Status.RUNNING).update(
+                heartbeat_at=timezone.now(), games_done=games_done
+            )
+        )
+
+    def release(self, token: uuid.UUID, error: str, give_up: bool) -> bool:
+        """Hand a match whose run broke (not a bot's fault) back to the queue, or fail it for good."""
+        return bool(
+            Match.objects.filter(pk=self.pk, claim_token=token, status=self.Status.RUNNING).update(
+                status=self.Status.FAILED if give_up else self.Status.QUEUED,
+                claim_token=None,
+                error=error,
+                queued_at=timezone.now(),
+                finished_at=timezone.now() if give_up else None,
+            )
+        )
+
+
+class MatchEntry(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="entries")
+    index = models.PositiveSmallIntegerField()
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="match_entries")
+    stderr_tail = models.TextField(blank=True, help_text="Shown to the bot's owner only.")
+
+    class Meta:
+        ordering = ["match", "index"]
+        constraints = [models.UniqueConstraint("match", "index", name="match_entry_index_unique")]
+        verbose_name_plural = "match entries"
+
+
+class Game(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="played_games")
+    index = models.PositiveIntegerField()
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    seed = models.CharField(max_length=200)
+    start_seat = models.PositiveSmallIntegerField()
+    termination = models.CharField(max_length=20)
+    winner_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    fault_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    score = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Co-op games: cards not placed.")
+    detail = models.TextField(blank=True)
+    turns = models.PositiveIntegerField(default=0)
+    log_zlib = models.BinaryField(editable=False)
+    played_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["match", "index"]
+        constraints = [models.UniqueConstraint("match", "index", name="game_index_unique_per_match")]
+
+    def __str__(self) -> str:
+        return f"game {self.index} of match {self.match_id}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("game-log", args=[self.pk])
+
+    @staticmethod
+    def compress_log(log: dict[str, Any]) -> bytes:
+        return zlib.compress(json.dumps(log, separators=(",", ":")).encode(), 6)
+
+    def verified_log(self) -> dict[str, Any]:
+        """The stored log, re-simulated by the engine; raises LogTampered if it no longer checks out."""
+        import games
+
+        log = json.loads(zlib.decompress(bytes(self.log_zlib)))
+        try:
+            outcome = games.replay(log)
+        except games.LogMismatch as error:
+            raise LogTampered(f"game {self.pk}: the stored log does not replay: {error}") from error
+        if outcome.termination.value != self.termination or outcome.winner != self.winner_seat:
+            raise LogTampered(
+                f"game {self.pk}: the log replays to {outcome.termination.value} (winner {outcome.winner}), "
+                f"but {self.termination} (winner {self.winner_seat}) was recorded"
+            )
+        return log
+
+
+class GameSeat(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="game_seats")
+    points = models.FloatField(null=True, blank=True, help_text="Competitive games: 1 for a win, 0 for a loss.")
+
+    class Meta:
+        ordering = ["game", "seat"]
+        constraints = [models.UniqueConstraint("game", "seat", name="game_seat_unique")]
+
+
+class Rating(models.Model):
+    """A version's place on its game's ladder, rewritten by every refit."""
+
+    version = models.OneToOneField(BotVersion, on_delete=models.CASCADE, primary_key=True, related_name="rating")
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    elo = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    last_played = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["game", "-elo"])]
+
+    @property
+    def margin(self) -> float:
+        return (self.high - self.low) / 2
+
+    @property
+    def win_percent(self) -> float | None:
+        return 100.0 * self.wins / self.games if self.games else None
+
+
+class RatingFit(models.Model):
+    """Which games the stored ratings of a game were fitted on, so an older refit never overwrites a newer."""
+
+    game = models.CharField(max_length=20, choices=GAME_CHOICES, primary_key=True)
+    games = models.PositiveIntegerField(default=0)
+    fitted_at = models.DateTimeField(null=True, blank=True)
+
+
+def on_commit_send(task: Any, *args: Any) -> None:
+    """Queue a Celery task once the current transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: task.delay(*args))

@@ -1,0 +1,46 @@
+"""Celery tasks: thin adapters that take an id and call one domain function.
+
+Every task is safe to run twice or concurrently; the domain functions claim their work with
+conditional UPDATEs. Queue them with `transaction.on_commit` so a worker never sees a missing row.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from league.arena import ladder, matches, tournaments
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_match")
+def play_match(match_id: int) -> None:
+    matches.play(match_id)
+
+
+@shared_task(acks_late=True, name="league.arena.tasks.refit_ratings")
+def refit_ratings(game: str) -> None:
+    ladder.refit(game)
+
+
+@shared_task(acks_late=True, name="league.arena.tasks.start_tournament")
+def start_tournament(tournament_id: int) -> None:
+    tournaments.start(tournament_id)
+
+
+@shared_task(acks_late=True, name="league.arena.tasks.finish_tournament")
+def finish_tournament(tournament_id: int) -> None:
+    tournaments.finish_if_done(tournament_id)
+
+
+@shared_task(name="league.arena.tasks.start_due_tournaments")
+def start_due_tournaments() -> None:
+    tournaments.start_due()
+
+
+@shared_task(name="league.arena.tasks.schedule_ladder")
+def schedule_ladder() -> None:
+    ladder.schedule_all()
+
+
+@shared_task(name="league.arena.tasks.requeue_lost_matches")
+def requeue_lost_matches() -> None:
+    matches.requeue_lost()

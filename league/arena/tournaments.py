@@ -1,0 +1,160 @@
+"""Starting a tournament (freeze versions, queue every match) and reading its standings and crosstable."""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from django.db import transaction
+from django.utils import timezone
+
+from league.arena.models import BotVersion, GameSeat, Match, MatchEntry, Tournament, TournamentEntry
+
+log = logging.getLogger(__name__)
+
+
+class TournamentError(ValueError):
+    """The tournament cannot start; the message says why."""
+
+
+def start(tournament_id: int) -> list[Match]:
+    """Freeze each participant's newest active version and queue all matches; [] if already started.
+
+    Participants without an active version at that moment are left out (their entry keeps no version).
+    """
+    from league.arena import tasks
+
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if tournament.status != Tournament.Status.DRAFT:
+            return []
+        tournament.clean()
+        entries = list(tournament.entries.select_related("bot").order_by("pk"))
+        playing: list[TournamentEntry] = []
+        for entry in entries:
+            if entry.bot.game != tournament.game:
+                raise TournamentError(f"{entry.bot} plays {entry.bot.get_game_display()}, not {tournament.game}")
+            entry.version = entry.bot.newest_active_version()
+            entry.save(update_fields=["version"])
+            if entry.version is not None:
+                playing.append(entry)
+        if len(playing) < 2:
+            raise TournamentError(
+                f"{tournament} needs at least two participants with an active version; it has {len(playing)}"
+            )
+        Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.RUNNING, started_at=timezone.now())
+        created = []
+        for round_index in range(tournament.pairing_rounds):
+            for first, second in combinations(playing, 2):
+                a, b = (first, second) if round_index == 0 else (second, first)
+                created.append(
+                    (
+                        Match(
+                            kind=Match.Kind.TOURNAMENT,
+                            game=tournament.game,
+                            tournament=tournament,
+                            games=tournament.games_per_pairing,
+                            seed=f"tournament-{tournament.pk}-{a.version.sha256[:12]}-{b.version.sha256[:12]}"
+                            f"-{round_index}",
+                            duplicate=tournament.duplicate,
+                            turn_seconds=tournament.turn_seconds,
+                            bank_seconds=tournament.bank_seconds,
+                            startup_seconds=tournament.startup_seconds,
+                            rated=True,
+                        ),
+                        a.version,
+                        b.version,
+                    )
+                )
+        stored = Match.objects.bulk_create([match for match, _, _ in created])
+        MatchEntry.objects.bulk_create(
+            [
+                MatchEntry(match=match, index=index, version=version)
+                for match, (_, a, b) in zip(stored, created, strict=True)
+                for index, version in enumerate((a, b))
+            ]
+        )
+        ids = [match.pk for match in stored]
+        transaction.on_commit(lambda: [tasks.play_match.delay(pk) for pk in ids])
+    log.info("tournament %s started: %d matches queued", tournament_id, len(ids))
+    return stored
+
+
+def start_due() -> int:
+    """Start every tournament whose scheduled time has come; returns how many started."""
+    started = 0
+    due = Tournament.objects.filter(status=Tournament.Status.DRAFT, scheduled_at__lte=timezone.now())
+    for pk in due.values_list("pk", flat=True):
+        try:
+            if start(pk):
+                started += 1
+        except TournamentError as error:
+            log.error("scheduled tournament %s cannot start: %s", pk, error)
+    return started
+
+
+def finish_if_done(tournament_id: int) -> bool:
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    return tournament is not None and tournament.mark_finished_if_done()
+
+
+@dataclass
+class Standing:
+    version: BotVersion
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    points: float = 0.0
+    results: dict[int, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0.0, 0]))
+
+    @property
+    def score_percent(self) -> float | None:
+        return 100.0 * self.points / self.games if self.games else None
+
+
+@dataclass
+class Table:
+    standings: list[Standing]
+    crosstable: list[tuple[Standing, list[str | None]]]
+
+
+def table(tournament: Tournament) -> Table:
+    """Standings (points, then wins) and the crosstable of points won against each opponent."""
+    versions = [
+        entry.version
+        for entry in tournament.entries.select_related("version__bot__owner").order_by("pk")
+        if entry.version is not None
+    ]
+    rows = {version.pk: Standing(version) for version in versions}
+    by_game: dict[int, list[tuple[int, float]]] = defaultdict(list)
+    seats = GameSeat.objects.filter(game__match__tournament=tournament).values_list("game_id", "version_id", "points")
+    for game_id, version_id, points in seats:
+        by_game[game_id].append((version_id, points if points is not None else 0.0))
+    for pair in by_game.values():
+        if len(pair) != 2:
+            continue
+        for (me, my_points), (other, _) in (pair, pair[::-1]):
+            standing = rows.get(me)
+            if standing is None:
+                continue
+            standing.games += 1
+            standing.points += my_points
+            standing.wins += my_points == 1.0
+            standing.losses += my_points == 0.0
+            standing.draws += my_points == 0.5
+            cell = standing.results[other]
+            cell[0] += my_points
+            cell[1] += 1
+    ordered = sorted(rows.values(), key=lambda s: (-s.points, -s.wins, s.version.bot.full_name))
+
+    def cell(row: Standing, column: Standing) -> str | None:
+        if row is column:
+            return None
+        points, games = row.results.get(column.version.pk, (0.0, 0))
+        return f"{points:g}/{games}" if games else "–"
+
+    crosstable = [(row, [cell(row, column) for column in ordered]) for row in ordered]
+    return Table(standings=ordered, crosstable=crosstable)

@@ -1,0 +1,165 @@
+"""Settings for the league server; every deployment knob is an environment variable.
+
+docs/operators.md has the table. With nothing set, the server runs embedded: SQLite and a
+filesystem message broker under ARENA_DATA_DIR, so one machine needs no other server.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from league.env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env_str("ARENA_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+
+DEBUG = env_bool("DEBUG", True)
+SECRET_KEY = env_str("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is false")
+    SECRET_KEY = "insecure-development-key-set-SECRET_KEY-in-production"
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+SITE_NAME = env_str("SITE_NAME", "The Game Arena")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.humanize",
+    "league.arena",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "league.urls"
+WSGI_APPLICATION = "league.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "league.arena.context.site",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'arena.sqlite3'}"),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Web server and workers write concurrently: wait for the lock instead of failing at once,
+    # and take the write lock at BEGIN so two writers cannot deadlock upgrading read locks.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": 30, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+    )
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test-arena.sqlite3")}
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "my-bots"
+LOGOUT_REDIRECT_URL = "home"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env_str("TIME_ZONE", "UTC")
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(DATA_DIR / "static")))
+
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY", False) else None
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+
+# Uploads above this stay on disk while the request is handled (Django deletes them afterwards).
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+
+# --- Celery -------------------------------------------------------------------------------
+BROKER_DIR = DATA_DIR / "broker"
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR),
+        "data_folder_out": str(BROKER_DIR),
+        "control_folder": str(DATA_DIR / "broker-control"),
+    }
+    for _folder in CELERY_BROKER_TRANSPORT_OPTIONS.values():
+        Path(_folder).mkdir(parents=True, exist_ok=True)
+else:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        # A match left unacknowledged by a dead worker comes back after this many seconds.
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=60),
+    }
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_TASK_DEFAULT_QUEUE = "arena"
+CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+CELERY_BEAT_SCHEDULE = {
+    "ladder": {"task": "league.arena.tasks.schedule_ladder", "schedule": timedelta(seconds=env_int(
+        "ARENA_LADDER_INTERVAL", 30, minimum=1))},
+    "tournaments": {"task": "league.arena.tasks.start_due_tournaments", "schedule": timedelta(seconds=10)},
+    "sweep": {"task": "league.arena.tasks.requeue_lost_matches", "schedule": timedelta(seconds=60)},
+}
+
+# --- The arena ----------------------------------------------------------------------------
+ARENA_CACHE_DIR = Path(env_str("ARENA_CACHE_DIR", str(DATA_DIR / "cache")))
+ARENA_SANDBOX = env_bool("ARENA_SANDBOX", True)
+ARENA_MAX_PY_BYTES = env_int("ARENA_MAX_PY_BYTES", 1 << 20, minimum=1)
+ARENA_MAX_ZIP_BYTES = env_int("ARENA_MAX_ZIP_BYTES", 10 << 20, minimum=1)
+ARENA_MAX_ZIP_ENTRIES = env_int("ARENA_MAX_ZIP_ENTRIES", 200, minimum=1)
+ARENA_MAX_UNPACKED_BYTES = env_int("ARENA_MAX_UNPACKED_BYTES", 50 << 20, minimum=1)
+ARENA_MAX_COMPRESSION_RATIO = env_int("ARENA_MAX_COMPRESSION_RATIO", 100, minimum=1)
+ARENA_VALIDATION_GAMES = env_int("ARENA_VALIDATION_GAMES", 2, minimum=1)
+ARENA_VALIDATION_OPPONENT = env_str("ARENA_VALIDATION_OPPONENT", "house:random")
+ARENA_LADDER_GAMES = env_int("ARENA_LADDER_GAMES", 10, minimum=1)
+ARENA_LADDER_MAX_PENDING = env_int("ARENA_LADDER_MAX_PENDING", 4, minimum=0)
+ARENA_TURN_SECONDS = env_float("ARENA_TURN_SECONDS", 1.0, minimum=0.001)
+ARENA_BANK_SECONDS = env_float("ARENA_BANK_SECONDS", 10.0, minimum=0.0)
+ARENA_STARTUP_SECONDS = env_float("ARENA_STARTUP_SECONDS", 5.0, minimum=0.001)
+ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 300, minimum=10)
+ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 3, minimum=1)
+ARENA_RATING_PRIOR_GAMES = env_float("ARENA_RATING_PRIOR_GAMES", 2.0, minimum=0.0)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}
