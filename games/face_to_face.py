@@ -18,6 +18,7 @@ PILE_IDS = ("p0.up", "p0.down", "p1.up", "p1.down")
 DIRECTION = {"p0.up": ASCENDING, "p0.down": DESCENDING, "p1.up": ASCENDING, "p1.down": DESCENDING}
 START = {ASCENDING: 1, DESCENDING: 60}
 OWNER = {pile: int(pile[1]) for pile in PILE_IDS}
+IS_ASCENDING = {pile: direction == ASCENDING for pile, direction in DIRECTION.items()}
 
 
 class FaceToFaceTurn(TurnBuilder):
@@ -46,17 +47,18 @@ class FaceToFaceTurn(TurnBuilder):
         top = self.tops.get(pile)
         if top is None:
             return "unknown-pile"
-        direction = DIRECTION[pile]
+        ascending = IS_ASCENDING[pile]
         if OWNER[pile] == self.seat:
-            if pile_fits(card, top, direction) or is_trick(card, top, direction):
-                return None
-            return "pile-order"
+            if ascending:
+                fits = card > top or card == top - 10
+            else:
+                fits = card < top or card == top + 10
+            return None if fits else "pile-order"
         if self.opponent_play is not None:
             return "two-opponent-plays"
         # On the opponent's piles the rule is reversed and the backwards trick never applies.
-        return None if pile_fits(card, top, DESCENDING if direction == ASCENDING else ASCENDING) else (
-            "opponent-pile-order"
-        )
+        fits = card < top if ascending else card > top
+        return None if fits else "opponent-pile-order"
 
     def apply(self, card: int, pile: str) -> None:
         self.hand.remove(card)
@@ -200,12 +202,7 @@ class FaceToFaceState(GameState):
             "draw_pile_sizes": [len(self.draw_piles_reversed[0]), len(self.draw_piles_reversed[1])],
             "min_plays": self.min_plays(seat),
             "piles": {
-                pile: {
-                    "direction": DIRECTION[pile],
-                    "owner": OWNER[pile],
-                    "top": self.tops[pile],
-                    "history": list(history),
-                }
+                pile: {"direction": DIRECTION[pile], "owner": OWNER[pile], "top": history[-1], "history": history[:]}
                 for pile, history in self.piles.items()
             },
             "signals": [],

@@ -25,13 +25,37 @@ def new_game(
     """A new game. `decks` (in draw order, as a log records them) replaces the seeded shuffle;
     `start_seat` replaces the seeded lot for the starting player."""
     seed_text = str(seed)
+    state = _create(game_id, players, seed_text, start_seat, decks, hand_size, command_table)
+    state.log.dealt_from_seed = decks is None
+    return state
+
+
+def seeded_decks(game_id: str, seed: int | str) -> list[list[int]]:
+    """The decks (in draw order) that `seed` deals for `game_id`."""
+    seed_text = str(seed)
+    if game_id == face_to_face.GAME_ID:
+        return [shuffled(face_to_face.CARDS, seed_text, f"deck{seat}") for seat in range(2)]
+    if game_id in (coop.THE_GAME, coop.EXTREME):
+        return [shuffled(coop.CARDS, seed_text, "deck")]
+    raise ValueError(f"unknown game {game_id!r}; games are {', '.join(GAME_IDS)}")
+
+
+def _create(
+    game_id: str,
+    players: int | None,
+    seed_text: str,
+    start_seat: int | None,
+    decks: Sequence[Sequence[int]] | None,
+    hand_size: int | None,
+    command_table: Mapping[str, Sequence[int]] | None,
+) -> GameState:
     if game_id == face_to_face.GAME_ID:
         if players not in (None, 2):
             raise ValueError(f"face-to-face is for exactly 2 players, not {players}")
         if hand_size not in (None, face_to_face.HAND_SIZE) or command_table is not None:
             raise ValueError("face-to-face takes no hand_size or command_table option")
         if decks is None:
-            decks = [shuffled(face_to_face.CARDS, seed_text, f"deck{seat}") for seat in range(2)]
+            decks = seeded_decks(game_id, seed_text)
         _check_decks(decks, 2, face_to_face.CARDS)
         start = _start_seat(start_seat, 2, seed_text)
         return face_to_face.FaceToFaceState([list(deck) for deck in decks], start, seed_text)
@@ -46,7 +70,7 @@ def new_game(
             raise ValueError("command tables are for the extreme game only")
         table = card_commands(DEFAULT_TABLE if command_table is None else command_table) if game_id == coop.EXTREME else {}
         if decks is None:
-            decks = [shuffled(coop.CARDS, seed_text, "deck")]
+            decks = seeded_decks(game_id, seed_text)
         _check_decks(decks, 1, coop.CARDS)
         start = _start_seat(start_seat, players, seed_text)
         return coop.CoopState(game_id, players, list(decks[0]), start, seed_text, size, table)

@@ -25,6 +25,7 @@ class GameLog:
     seed: str
     start_seat: int
     decks: list[list[int]]
+    dealt_from_seed: bool = False
     seats: list[dict[str, Any]] = field(default_factory=list)
     turns: list[dict[str, Any]] = field(default_factory=list)
     rejected_turn: dict[str, Any] | None = None
@@ -53,6 +54,7 @@ class GameLog:
             "game": self.game,
             "options": self.options,
             "seed": self.seed,
+            "dealt_from_seed": self.dealt_from_seed,
             "seats": self.seats,
             "start_seat": self.start_seat,
             "decks": self.decks,

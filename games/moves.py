@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from games.errors import IllegalTurn
 
 SIGNAL_VALUES = ("none", "keep-off", "jump")
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
-    """One card put on one pile."""
+class Play(NamedTuple):
+    """One card put on one pile. (A NamedTuple rather than a dataclass: turns are parsed in the hot loop.)"""
 
     card: int
     pile: str
@@ -48,7 +47,7 @@ class Turn:
         if isinstance(data, (list, tuple)):
             raw_plays, raw_signals = list(data), {}
         elif isinstance(data, dict):
-            unknown = set(data) - {"plays", "signals"}
+            unknown = [key for key in data if key != "plays" and key != "signals"]
             if unknown:
                 raise _malformed(f"unknown key(s) {sorted(unknown)}; a turn has 'plays' and 'signals'")
             raw_plays = data.get("plays")
@@ -59,13 +58,20 @@ class Turn:
                 raise _malformed("'signals' must map pile names to none, keep-off or jump")
         else:
             raise _malformed(f"a turn must be an object or a list, not {type(data).__name__}")
-        plays = tuple(_parse_play(index, raw) for index, raw in enumerate(raw_plays, start=1))
+        plays = []
+        for index, raw in enumerate(raw_plays, start=1):
+            if type(raw) is list and len(raw) == 2 and type(raw[0]) is int and type(raw[1]) is str:
+                plays.append(Play(raw[0], raw[1]))
+            else:
+                plays.append(_parse_play(index, raw))
+        if not raw_signals:
+            return cls(tuple(plays), {})
         signals = {}
         for pile, value in raw_signals.items():
             if not isinstance(pile, str) or value not in SIGNAL_VALUES:
                 raise _malformed(f"signal {pile!r}={value!r}: a signal is none, keep-off or jump")
             signals[pile] = value
-        return cls(plays, signals)
+        return cls(tuple(plays), signals)
 
     @classmethod
     def parse(cls, text: str) -> Turn:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.errors import IllegalTurn, LogMismatch
-from games.factory import GAME_IDS, new_game
+from games.factory import GAME_IDS, new_game, seeded_decks
 from games.log import LOG_FORMAT, LOG_VERSION
 from games.moves import Turn
 from games.outcome import BOT_FAILURES, Outcome, Termination
@@ -29,11 +29,8 @@ def replay(log: dict[str, Any]) -> Outcome:
     elif recorded.termination in BOT_FAILURES:
         if state.outcome is not None:
             raise LogMismatch(f"the log says {recorded.termination.value}, but the game had already ended: {state.outcome}")
-        if recorded.seat != state.to_move:
-            raise LogMismatch(
-                f"the log blames seat {recorded.seat} for {recorded.termination.value}, "
-                f"but it was seat {state.to_move}'s turn"
-            )
+        if not isinstance(recorded.seat, int) or not 0 <= recorded.seat < state.players:
+            raise LogMismatch(f"the log blames seat {recorded.seat!r}, which is not a seat of this game")
         state.forfeit(recorded.seat, recorded.termination, recorded.detail)
     if state.outcome is None:
         raise LogMismatch(f"the log ends after {len(turns)} turns, but the game is not over: seat {state.to_move} is to move")
@@ -55,6 +52,8 @@ def _initial_state(log: dict[str, Any]) -> GameState:
     decks = _field(log, "decks", list)
     if not all(isinstance(deck, list) and all(_is_card(card) for card in deck) for deck in decks):
         raise LogMismatch("decks must be lists of integer cards")
+    if log.get("dealt_from_seed"):
+        _check_seeded_deal(game, str(log.get("seed", "")), decks)
     try:
         return new_game(
             game,
@@ -67,6 +66,18 @@ def _initial_state(log: dict[str, Any]) -> GameState:
         )
     except (ValueError, TypeError) as error:
         raise LogMismatch(f"the log's set-up is invalid: {error}") from error
+
+
+def _check_seeded_deal(game: str, seed: str, decks: list[list[int]]) -> None:
+    expected = seeded_decks(game, seed)
+    for index, (deck, dealt) in enumerate(zip(decks, expected, strict=False)):
+        if deck != dealt:
+            position = next((i for i, (a, b) in enumerate(zip(deck, dealt)) if a != b), min(len(deck), len(dealt)))
+            raise LogMismatch(
+                f"deck {index} is not the deal of seed {seed!r}: it differs first at position {position + 1}"
+            )
+    if len(decks) != len(expected):
+        raise LogMismatch(f"expected {len(expected)} deck(s) for {game}, the log has {len(decks)}")
 
 
 def _replay_turn(state: GameState, number: int, entry: Any) -> None:

@@ -203,8 +203,8 @@ class GameState:
         """End the game because the bot in `seat` failed (illegal turn, timeout, crash, ...)."""
         if self.outcome is not None:
             raise GameOver("the game is over", rule="game-over")
-        if seat != self.to_move:
-            raise ValueError(f"seat {seat} cannot forfeit: it is seat {self.to_move}'s turn")
+        if not 0 <= seat < self.players:
+            raise ValueError(f"seat {seat} is not a seat of this {self.players}-player game")
         self.log.rejected_turn = rejected
         self._end(self._forfeit_outcome(seat, termination, detail))
         return self.outcome

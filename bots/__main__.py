@@ -1,0 +1,96 @@
+"""Command line: `python -m bots play A B ... --game G --games N --seed S`.
+
+Bots are `house:NAME` or a path to a .py/.zip bot. File bots run in the bubblewrap sandbox, exactly as
+the league server runs them; `--unsafe-no-sandbox` runs your own bot in this process instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import games
+from bots.match import BotSpec, MatchSpec, TimeControl, run_match
+from bots.summary import format_summary, summarize
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bots", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    play = commands.add_parser("play", help="play a match and print a summary")
+    play.add_argument("bots", nargs="+", help="house:NAME or a path to a .py/.zip bot")
+    play.add_argument("--game", required=True, choices=games.GAME_IDS)
+    play.add_argument("--games", type=int, default=100, help="number of games (default 100)")
+    play.add_argument("--seed", default="0", help="match seed; game k uses the deal of seed 'SEED:k'")
+    play.add_argument("--players", type=int, help="co-op games: number of seats (default: number of bots)")
+    play.add_argument("--duplicate", action="store_true", help="play each deal twice with the seats swapped")
+    play.add_argument("--log-dir", type=Path, help="write every game's log here as JSON")
+    play.add_argument("--json", action="store_true", help="print the summary as JSON")
+    play.add_argument("--turn-time", type=float, default=1.0, help="seconds per turn (default 1)")
+    play.add_argument("--bank", type=float, default=10.0, help="overage bank per game in seconds (default 10)")
+    play.add_argument("--startup", type=float, default=5.0, help="seconds to load a bot (default 5)")
+    play.add_argument("--unsafe-no-sandbox", action="store_true",
+                      help="run file bots in this process, without the sandbox (your own bot only)")
+    return parser
+
+
+def match_spec(args: argparse.Namespace) -> MatchSpec:
+    refs = list(args.bots)
+    if args.game != "face-to-face":
+        players = args.players or len(refs)
+        if len(refs) == 1:
+            refs = refs * players
+        if len(refs) != players:
+            raise ValueError(f"{args.game} with {players} player(s) needs 1 or {players} bots, got {len(refs)}")
+    elif args.players not in (None, 2):
+        raise ValueError("face-to-face is for exactly 2 players")
+    for ref in refs:
+        if not ref.startswith("house:") and not Path(ref).is_file():
+            raise ValueError(f"bot {ref!r} is neither house:NAME nor an existing .py/.zip file")
+    return MatchSpec(
+        game=args.game,
+        bots=[BotSpec(ref) for ref in refs],
+        games=args.games,
+        seed=args.seed,
+        players=len(refs) if args.game != "face-to-face" else None,
+        duplicate=args.duplicate,
+        time_control=TimeControl(args.turn_time, args.bank, args.startup),
+        sandbox=not args.unsafe_no_sandbox,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        spec = match_spec(args)
+        spec.validate()
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.unsafe_no_sandbox and any(not bot.is_house for bot in spec.bots):
+        print("WARNING: --unsafe-no-sandbox runs the bot files in this process with your rights; "
+              "use it only for your own bot.", file=sys.stderr)
+    on_game = None
+    if args.log_dir is not None:
+        args.log_dir.mkdir(parents=True, exist_ok=True)
+        width = len(str(spec.games))
+
+        def on_game(result):  # noqa: ANN001 - a GameResult
+            path = args.log_dir / f"game-{result.index + 1:0{width}d}.json"
+            path.write_text(json.dumps(result.log, separators=(",", ":")) + "\n", encoding="utf-8")
+
+    try:
+        result = run_match(spec, on_game)
+    except Exception as error:  # a bot that cannot even be set up (missing bwrap, unreadable file)
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    summary = summarize(result)
+    print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

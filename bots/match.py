@@ -1,0 +1,284 @@
+"""The match runner: N games between the same bots, each ending with a recorded reason.
+
+One Player (process or module) per bot per match, reused across games and restarted after a failure;
+after `max_failures` failures a bot forfeits the rest of its games. Time control: a per-turn limit plus a
+per-game overage bank; a turn may take up to `turn + bank` seconds and whatever it takes beyond `turn`
+is drawn from the bank.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import games
+from bots.players import BotFailure, InProcessPlayer, Player
+from games import IllegalTurn, Outcome, Termination, Turn
+
+HOUSE_PREFIX = "house:"
+STDERR_CAP = 64 * 1024
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    turn: float = 1.0
+    bank: float = 10.0
+    startup: float = 5.0
+
+    def to_json(self) -> dict[str, float]:
+        return {"turn": self.turn, "bank": self.bank, "startup": self.startup}
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot for a match: `house:NAME` or a path to a .py/.zip bot, with the name and version to log."""
+
+    ref: str
+    name: str | None = None
+    version: str | None = None
+
+    @property
+    def is_house(self) -> bool:
+        return self.ref.startswith(HOUSE_PREFIX)
+
+    @property
+    def label(self) -> str:
+        return self.name or self.ref
+
+    def resolved_version(self) -> str | None:
+        if self.version is not None or self.is_house:
+            return self.version
+        return "sha256:" + hashlib.sha256(Path(self.ref).read_bytes()).hexdigest()
+
+
+@dataclass
+class MatchSpec:
+    game: str
+    bots: list[BotSpec]
+    games: int = 1
+    seed: int | str = 0
+    players: int | None = None
+    duplicate: bool = False
+    time_control: TimeControl = field(default_factory=TimeControl)
+    sandbox: bool = True
+    max_failures: int = 3
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def seat_count(self) -> int:
+        if self.game == "face-to-face":
+            return 2
+        return self.players if self.players is not None else len(self.bots)
+
+    def validate(self) -> None:
+        if self.game not in games.GAME_IDS:
+            raise ValueError(f"unknown game {self.game!r}; games are {', '.join(games.GAME_IDS)}")
+        if self.games < 1:
+            raise ValueError("a match needs at least one game")
+        seats = self.seat_count()
+        if self.game == "face-to-face" and len(self.bots) != 2:
+            raise ValueError(f"face-to-face needs exactly 2 bots, got {len(self.bots)}")
+        if self.game != "face-to-face" and len(self.bots) != seats:
+            raise ValueError(f"{self.game} with {seats} player(s) needs {seats} bot(s), got {len(self.bots)}")
+
+
+@dataclass
+class GameResult:
+    index: int
+    deal: int
+    log: dict[str, Any]
+    outcome: Outcome
+    seat_bots: list[int]
+    stderr: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def turns(self) -> int:
+        return len(self.log["turns"])
+
+    def winner_bot(self) -> int | None:
+        return None if self.outcome.winner is None else self.seat_bots[self.outcome.winner]
+
+
+@dataclass
+class MatchResult:
+    spec: MatchSpec
+    games: list[GameResult]
+    stderr: dict[int, str]
+    elapsed: float
+
+
+def seating(spec: MatchSpec, index: int) -> tuple[int, list[int]]:
+    """(deal number, bot index per seat) for game `index`: seats alternate, and with duplicate deals
+    each deal is played twice with the seats reversed."""
+    seats = spec.seat_count()
+    if spec.duplicate:
+        deal, swapped = divmod(index, 2)
+    else:
+        deal, swapped = index, index % 2
+    order = list(range(seats))
+    if spec.game == "face-to-face" and swapped:
+        order.reverse()
+    elif spec.game != "face-to-face" and spec.duplicate and swapped:
+        order.reverse()
+    return deal, order
+
+
+def make_player(bot: BotSpec, spec: MatchSpec) -> Player:
+    if bot.is_house:
+        from bots.house import load_house_bot
+
+        return InProcessPlayer(load_house_bot(bot.ref[len(HOUSE_PREFIX):]), bot.label, bot.resolved_version())
+    path = Path(bot.ref)
+    if not path.exists():
+        raise FileNotFoundError(f"bot file {bot.ref} does not exist")
+    if spec.sandbox:
+        from bots.sandbox import SandboxedPlayer
+
+        return SandboxedPlayer(path, name=bot.label, version=bot.resolved_version())
+    from bots.unsafe import load_unsandboxed
+
+    return InProcessPlayer(load_unsandboxed(path), bot.label, bot.resolved_version())
+
+
+class _Seat:
+    """A bot's player for the whole match, with its failure count."""
+
+    def __init__(self, bot: BotSpec, spec: MatchSpec) -> None:
+        self.bot = bot
+        self.spec = spec
+        self.player: Player | None = None
+        self.failures = 0
+        self.last_failure: BotFailure | None = None
+
+    @property
+    def retired(self) -> bool:
+        return self.failures >= self.spec.max_failures
+
+    def ensure_started(self) -> Player:
+        if self.player is None:
+            self.player = make_player(self.bot, self.spec)
+            try:
+                self.player.start(self.spec.time_control.startup)
+            except BotFailure:
+                self._discard()
+                raise
+        return self.player
+
+    def failed(self, failure: BotFailure) -> None:
+        self.failures += 1
+        self.last_failure = failure
+        self._discard()
+
+    def stderr(self) -> str:
+        return self.player.take_stderr() if self.player is not None else ""
+
+    def _discard(self) -> None:
+        if self.player is not None:
+            self.player.close()
+            self.player = None
+
+    def close(self) -> None:
+        self._discard()
+
+
+def run_match(spec: MatchSpec, on_game: Callable[[GameResult], None] | None = None) -> MatchResult:
+    """Play the whole match; call `on_game` after each game."""
+    spec.validate()
+    started = time.perf_counter()
+    seats = [_Seat(bot, spec) for bot in spec.bots]
+    identities = [(bot.label, bot.resolved_version()) for bot in spec.bots]
+    results: list[GameResult] = []
+    stderr: dict[int, str] = {}
+    try:
+        for index in range(spec.games):
+            result = _play_game(spec, seats, identities, index)
+            for bot_index, text in result.stderr.items():
+                stderr[bot_index] = (stderr.get(bot_index, "") + text)[-STDERR_CAP:]
+            results.append(result)
+            if on_game is not None:
+                on_game(result)
+    finally:
+        for seat in seats:
+            seat.close()
+    return MatchResult(spec, results, stderr, time.perf_counter() - started)
+
+
+def _play_game(
+    spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, str | None]], index: int
+) -> GameResult:
+    deal, seat_bots = seating(spec, index)
+    state = games.new_game(
+        spec.game, spec.seat_count(), f"{spec.seed}:{deal}", start_seat=0, **spec.options
+    )
+    state.log.set_bots([identities[b] for b in seat_bots])
+    tc = spec.time_control
+    banks = [tc.bank] * len(seat_bots)
+    _start_game(spec, state, seats, seat_bots, deal)
+    while state.outcome is None:
+        seat = state.to_move
+        owner = seats[seat_bots[seat]]
+        if owner.player is None:  # retired, or failed to start or to begin this game
+            _forfeit_unavailable(state, seat, owner)
+            break
+        try:
+            raw, elapsed = owner.player.play(state.observation(seat), tc.turn + banks[seat])
+        except BotFailure as failure:
+            owner.failed(failure)
+            state.forfeit(seat, failure.termination, _failure_detail(failure))
+            break
+        banks[seat] -= max(0.0, elapsed - tc.turn)
+        try:
+            state.push(Turn.from_json(raw), elapsed * 1000)
+        except IllegalTurn as error:
+            state.reject(raw, error, elapsed * 1000)
+    game_stderr = {}
+    for bot_index in sorted(set(seat_bots)):
+        text = seats[bot_index].stderr()
+        if seats[bot_index].last_failure is not None and seats[bot_index].last_failure.stderr_tail:
+            text += seats[bot_index].last_failure.stderr_tail
+            seats[bot_index].last_failure = None
+        if text:
+            game_stderr[bot_index] = text[-STDERR_CAP:]
+    return GameResult(index, deal, state.log.to_json(), state.outcome, seat_bots, game_stderr)
+
+
+def _start_game(spec: MatchSpec, state: games.GameState, seats: list[_Seat], seat_bots: list[int], deal: int) -> None:
+    """Start (or restart) each seat's bot and tell it a game begins; a failure forfeits that seat."""
+    for seat, bot_index in enumerate(seat_bots):
+        owner = seats[bot_index]
+        if owner.retired:
+            continue
+        info = {
+            "game": spec.game,
+            "players": spec.seat_count(),
+            "seat": seat,
+            "seed": f"{spec.seed}:{deal}",
+            "options": dict(spec.options),
+        }
+        try:
+            owner.ensure_started().new_game(info, spec.time_control.startup)
+        except BotFailure as failure:
+            owner.failed(failure)
+            if state.outcome is None:
+                state.forfeit(seat, failure.termination, _failure_detail(failure))
+
+
+def _forfeit_unavailable(state: games.GameState, seat: int, owner: _Seat) -> None:
+    if owner.retired:
+        detail = f"{owner.bot.label} failed {owner.failures} times in this match; its remaining games are forfeits"
+        termination = owner.last_failure.termination if owner.last_failure else Termination.CRASH
+    else:
+        detail = f"{owner.bot.label} is not running"
+        termination = Termination.CRASH
+    state.forfeit(seat, termination, detail)
+
+
+def _failure_detail(failure: BotFailure) -> str:
+    if failure.stderr_tail:
+        tail = failure.stderr_tail.strip().splitlines()[-1:]
+        if tail:
+            return f"{failure.detail} (stderr: {tail[0][:300]})"
+    return failure.detail

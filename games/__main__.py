@@ -1,0 +1,61 @@
+"""Command line: `python -m games replay FILE...` checks logs; `python -m games show FILE` prints one."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from games.errors import LogMismatch
+from games.log import read_log
+from games.replay import replay
+from games.show import render
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m games", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    replay_parser = commands.add_parser("replay", help="re-simulate logs and check every turn and result")
+    replay_parser.add_argument("files", nargs="+", type=Path)
+    show_parser = commands.add_parser("show", help="print a game turn by turn")
+    show_parser.add_argument("file", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "replay":
+        return replay_files(args.files)
+    return show_file(args.file)
+
+
+def replay_files(paths: list[Path]) -> int:
+    for path in paths:
+        try:
+            log = read_log(path)
+            outcome = replay(log)
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as error:
+            print(f"{path}: cannot read: {error}", file=sys.stderr)
+            return 2
+        except LogMismatch as error:
+            print(f"{path}: MISMATCH {error}", file=sys.stderr)
+            return 1
+        bots = ", ".join(str(seat.get("bot")) for seat in log.get("seats", []))
+        print(f"{path}: ok {log['game']} [{bots}] {len(log['turns'])} turns: {outcome}")
+    return 0
+
+
+def show_file(path: Path) -> int:
+    try:
+        log = read_log(path)
+        replay(log)
+        for line in render(log):
+            print(line)
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as error:
+        print(f"{path}: cannot read: {error}", file=sys.stderr)
+        return 2
+    except LogMismatch as error:
+        print(f"{path}: MISMATCH {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
