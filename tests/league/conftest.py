@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model  # noqa: E402
 def _isolated_cache(tmp_path, settings):
     settings.ARENA_CACHE_DIR = tmp_path / "cache"
     settings.ARENA_SANDBOX = False
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture
@@ -42,3 +43,53 @@ def sent(monkeypatch):
         monkeypatch.setattr(task, "delay", lambda *args, _n=name: calls.append((_n, args)))
         monkeypatch.setattr(task, "apply_async", lambda args=(), _n=name, **kw: calls.append((_n, tuple(args))))
     return calls
+
+
+@pytest.fixture
+def make_version(db):
+    """An active uploaded bot version: make_version(owner, "name")."""
+    import hashlib
+
+    from league.arena.models import Bot, BotVersion
+
+    def make(owner, name, game="face-to-face", source=None, status="active"):
+        bot, _ = Bot.objects.get_or_create(owner=owner, name=name, defaults={"game": game})
+        content = source or f"# {name} {bot.next_version_number()}\ndef play(observation):\n    return []\n".encode()
+        return BotVersion.objects.create(
+            bot=bot,
+            number=bot.next_version_number(),
+            sha256=hashlib.sha256(content).hexdigest(),
+            kind="py",
+            filename="bot.py",
+            size=len(content),
+            content=content,
+            status=status,
+        )
+
+    return make
+
+
+@pytest.fixture
+def record_games(db):
+    """Store finished games between two versions as if a worker had played them: record_games(a, b, [0, 1, ...])."""
+    from league.arena.models import Game, GameSeat, Match, MatchEntry
+
+    def record(a, b, winners, tournament=None, kind="ladder", rated=True):
+        match = Match.objects.create(
+            kind=kind, game="face-to-face", games=len(winners), seed="s", tournament=tournament,
+            rated=rated, status=Match.Status.DONE, games_done=len(winners),
+        )
+        MatchEntry.objects.bulk_create([MatchEntry(match=match, index=0, version=a),
+                                        MatchEntry(match=match, index=1, version=b)])
+        for index, winner in enumerate(winners):
+            game = Game.objects.create(
+                match=match, index=index, game="face-to-face", seed=f"s{index}", start_seat=0,
+                termination="stuck", winner_seat=winner, log_zlib=Game.compress_log({}),
+            )
+            GameSeat.objects.bulk_create([
+                GameSeat(game=game, seat=0, version=a, points=1.0 if winner == 0 else 0.0),
+                GameSeat(game=game, seat=1, version=b, points=1.0 if winner == 1 else 0.0),
+            ])
+        return match
+
+    return record

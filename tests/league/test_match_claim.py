@@ -1,0 +1,56 @@
+"""A match is claimed by exactly one worker; a dead worker's match is claimed again."""
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from league.arena.models import Match
+
+LEASE = timedelta(minutes=5)
+
+
+def new_match():
+    return Match.objects.create(kind="exhibition", game="face-to-face", games=2, seed="x")
+
+
+def test_it_claims_a_queued_match_once(db):
+    match = new_match()
+    token = match.claim("host-a:1", LEASE)
+    assert token is not None
+    match.refresh_from_db()
+    assert (match.status, match.claim_token, match.claimed_by, match.attempts) == ("running", token, "host-a:1", 1)
+    assert Match.objects.get(pk=match.pk).claim("host-b:2", LEASE) is None
+    match.refresh_from_db()
+    assert match.claimed_by == "host-a:1"
+
+
+def test_it_reclaims_a_match_whose_worker_stopped_beating(db):
+    match = new_match()
+    first = match.claim("host-a:1", LEASE)
+    Match.objects.filter(pk=match.pk).update(heartbeat_at=timezone.now() - LEASE - timedelta(seconds=1))
+    second = Match.objects.get(pk=match.pk).claim("host-b:2", LEASE)
+    assert second is not None and second != first
+    match.refresh_from_db()
+    assert (match.claimed_by, match.attempts) == ("host-b:2", 2)
+    # The presumed-dead worker can neither report progress nor give the match back any more.
+    assert match.heartbeat(first, 1) is False
+    assert match.release(first, "boom", give_up=False) is False
+    assert match.heartbeat(second, 1) is True
+
+
+def test_it_never_claims_a_finished_match(db):
+    match = new_match()
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.DONE)
+    assert match.claim("host-a:1", LEASE) is None
+
+
+def test_a_released_match_is_queued_again_or_failed_for_good(db):
+    match = new_match()
+    token = match.claim("host-a:1", LEASE)
+    assert match.release(token, "runner broke", give_up=False)
+    match.refresh_from_db()
+    assert (match.status, match.claim_token, match.error) == ("queued", None, "runner broke")
+    token = match.claim("host-a:1", LEASE)
+    assert match.release(token, "runner broke again", give_up=True)
+    match.refresh_from_db()
+    assert match.status == "failed" and match.finished_at is not None
