@@ -7,7 +7,7 @@ from typing import Any
 from games import commands as cmd
 from games.errors import CommandBroken, IllegalTurn
 from games.log import GameLog
-from games.moves import SIGNAL_VALUES, Play, Turn
+from games.moves import SIGNAL_VALUES, Play, Turn, _new_tuple
 from games.outcome import Outcome, Termination
 from games.state import ASCENDING, DESCENDING, GameState, TurnBuilder, is_trick, pile_fits, pile_rule_text
 
@@ -107,7 +107,7 @@ class CoopTurn(TurnBuilder):
     def apply(self, card: int, pile: str) -> None:
         self.hand.remove(card)
         self.tops[pile] = card
-        self.plays.append(Play(card, pile))
+        self.plays.append(_new_tuple(Play, (card, pile)))
         index = len(self.plays)
         if self.first_pile is None:
             self.first_pile = pile
@@ -153,23 +153,31 @@ class CoopTurn(TurnBuilder):
         if rule == "one-pile":
             where = self._in_force_at(cmd.ONE_PILE)
             return (
-                f"one-pile ({where}) is in force: every play must go on {self.first_pile}, "
-                f"the pile of the turn's first play, not {pile}"
+                f"{card} cannot go on {pile}: one-pile ({where}) is in force, so every play must go on "
+                f"{self.first_pile}, the pile of the turn's first play"
             )
         if rule == "stop":
             stop = self.plays[self.stop_at - 1]
-            return f"the turn already ended with the stop card {stop.card} (play {self.stop_at})"
+            return f"{card} on {pile} comes after the stop card {stop.card} (play {self.stop_at}), which ended the turn"
         if rule == "stop-not-third":
             three = self.plays[self.three_at - 1]
             return (
-                f"stop card {card} would be play {count + 1}, but while three (card {three.card}, "
+                f"stop card {card} on {pile} would be play {count + 1}, but while three (card {three.card}, "
                 f"play {self.three_at}) is in force stop may only be the third card"
             )
         if rule == "three":
             if card is not None and self.three_at is None:
-                return f"three card {card} would be play {count + 1}, but three requires exactly 3 plays in the turn"
+                return (
+                    f"three card {card} on {pile} would be play {count + 1}, "
+                    "but three requires exactly 3 plays in the turn"
+                )
             three = self.plays[self.three_at - 1]
-            return f"three (card {three.card}, play {self.three_at}) requires exactly 3 plays; the turn has {count if card is None else count + 1}"
+            if card is not None:
+                return (
+                    f"{card} on {pile} would be play {count + 1}, but three (card {three.card}, "
+                    f"play {self.three_at}) allows exactly 3 plays"
+                )
+            return f"three (card {three.card}, play {self.three_at}) requires exactly 3 plays; the turn has {count}"
         if rule == "skull-uncovered":
             pile, index = next(iter(self.skulls.items()))
             return (

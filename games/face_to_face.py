@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.log import GameLog
-from games.moves import Play, Turn
+from games.moves import Play, Turn, _new_tuple
 from games.outcome import Outcome, Termination
 from games.state import ASCENDING, DESCENDING, GameState, TurnBuilder, is_trick, pile_fits, pile_rule_text
 
@@ -63,7 +63,7 @@ class FaceToFaceTurn(TurnBuilder):
     def apply(self, card: int, pile: str) -> None:
         self.hand.remove(card)
         self.tops[pile] = card
-        play = Play(card, pile)
+        play = _new_tuple(Play, (card, pile))
         self.plays.append(play)
         if OWNER[pile] != self.seat:
             self.opponent_play = play

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from games.errors import IllegalTurn
@@ -23,12 +22,14 @@ class Play(NamedTuple):
         return [self.card, self.pile]
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+_new_tuple = tuple.__new__  # builds a Play or Turn without NamedTuple's Python-level __new__
+
+
+class Turn(NamedTuple):
     """The ordered plays a player makes before drawing, plus (co-op games) the signals set after them."""
 
     plays: tuple[Play, ...]
-    signals: dict[str, str] = field(default_factory=dict, hash=False, compare=True)
+    signals: dict[str, str] = {}
 
     def __str__(self) -> str:
         text = " ".join(str(play) for play in self.plays)
@@ -61,11 +62,11 @@ class Turn:
         plays = []
         for index, raw in enumerate(raw_plays, start=1):
             if type(raw) is list and len(raw) == 2 and type(raw[0]) is int and type(raw[1]) is str:
-                plays.append(Play(raw[0], raw[1]))
+                plays.append(_new_tuple(Play, raw))
             else:
                 plays.append(_parse_play(index, raw))
         if not raw_signals:
-            return cls(tuple(plays), {})
+            return _new_tuple(cls, (tuple(plays), {}))
         signals = {}
         for pile, value in raw_signals.items():
             if not isinstance(pile, str) or value not in SIGNAL_VALUES:

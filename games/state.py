@@ -54,10 +54,21 @@ class TurnBuilder:
     def add(self, play: Play) -> None:
         rule = self.reason(play.card, play.pile)
         if rule is not None:
-            index = len(self.plays) + 1
-            message = f"play {index}: {self.describe(rule, play.card, play.pile)}"
-            raise self._error(rule, message, index)
+            raise self.play_error(rule, play)
         self.apply(play.card, play.pile)
+
+    def add_all(self, plays: Sequence[Play]) -> None:
+        """`add` for each play; the hot path of every turn, hence the local names."""
+        reason, apply = self.reason, self.apply
+        for card, pile in plays:
+            rule = reason(card, pile)
+            if rule is not None:
+                raise self.play_error(rule, Play(card, pile))
+            apply(card, pile)
+
+    def play_error(self, rule: str, play: Play) -> IllegalTurn:
+        index = len(self.plays) + 1
+        return self._error(rule, f"play {index}: {self.describe(rule, play.card, play.pile)}", index)
 
     def finish(self) -> None:
         rule = self.end_reason()
@@ -162,8 +173,7 @@ class GameState:
         if self.outcome is not None or self.to_move is None:
             raise GameOver("the game is over", rule="game-over")
         builder = self.builder()
-        for play in turn.plays:
-            builder.add(play)
+        builder.add_all(turn.plays)
         builder.finish()
         self._check_signals(builder, turn.signals)
         return builder
@@ -182,15 +192,13 @@ class GameState:
         if self.outcome is not None:
             return []
         builder = self.builder()
-        for play in prefix:
-            builder.add(play)
+        builder.add_all(prefix)
         return builder.next_plays()
 
     def can_end_turn(self, prefix: Sequence[Play]) -> bool:
         """Whether the mover may end the turn after `prefix` (ignoring signals)."""
         builder = self.builder()
-        for play in prefix:
-            builder.add(play)
+        builder.add_all(prefix)
         return builder.end_reason() is None
 
     def forfeit(

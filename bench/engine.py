@@ -1,0 +1,142 @@
+"""Engine benchmarks for issue 2: throughput, and the house experts' strength and speed.
+
+    python bench/engine.py                 # everything, at the issue's sizes (takes a while)
+    python bench/engine.py --only speed    # Face to Face random vs random games per second
+    python bench/engine.py --games 1000    # smaller strength runs
+
+Throughput runs on one core in this process with logging on: every game builds its full log and
+serialises it to JSON, as the match runner does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import games  # noqa: E402
+from bots.house import load_house_bot  # noqa: E402
+from bots.summary import wilson_interval  # noqa: E402
+
+
+def pin_to_one_core() -> None:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def play_game(state: games.GameState, bots: list, seed: str, timings: list[float] | None = None) -> games.GameState:
+    for seat, bot in enumerate(bots):
+        if hasattr(bot, "new_game"):
+            bot.new_game({"game": state.game_id, "players": state.players, "seat": seat, "seed": seed, "options": {}})
+    while state.outcome is None:
+        seat = state.to_move
+        observation = state.observation(seat)
+        started = time.perf_counter()
+        turn = bots[seat].play(observation)
+        elapsed = time.perf_counter() - started
+        if timings is not None:
+            timings.append(elapsed)
+        state.push(turn, elapsed * 1000)
+    return state
+
+
+def face_to_face_throughput(seconds: float) -> dict:
+    """Random vs random Face to Face games per second, logs included."""
+    bots = [load_house_bot("random"), load_house_bot("random")]
+    count = turns = 0
+    started = time.perf_counter()
+    deadline = started + seconds
+    while time.perf_counter() < deadline:
+        for _ in range(50):
+            seed = f"speed:{count}"
+            state = play_game(games.new_game("face-to-face", seed=seed, start_seat=count % 2), bots, seed)
+            json.dumps(state.log.to_json(), separators=(",", ":"))
+            turns += state.turn_number
+            count += 1
+    elapsed = time.perf_counter() - started
+    return {"games": count, "seconds": round(elapsed, 2), "games_per_second": round(count / elapsed),
+            "mean_turns": round(turns / count, 1)}
+
+
+def coop_strength(game: str, players: int, count: int) -> dict:
+    bots = [load_house_bot("expert") for _ in range(players)]
+    timings: list[float] = []
+    scores = []
+    for index in range(count):
+        seed = f"strength:{index}"
+        state = play_game(games.new_game(game, players, seed), bots, seed, timings)
+        scores.append(state.outcome.score)
+    wins = scores.count(0)
+    low, high = wilson_interval(wins, count)
+    return {
+        "game": game, "players": players, "games": count,
+        "win_rate": round(wins / count, 4), "ci95": [round(low, 4), round(high, 4)],
+        "mean_cards_left": round(statistics.fmean(scores), 2), "median_cards_left": statistics.median(scores),
+        **turn_times(timings),
+    }
+
+
+def face_to_face_strength(deals: int) -> dict:
+    """Expert vs greedy over duplicate deals: each deal twice, seats swapped."""
+    expert, greedy = load_house_bot("expert"), load_house_bot("greedy")
+    expert_timings: list[float] = []
+    wins = 0
+    for deal in range(deals):
+        seed = f"duplicate:{deal}"
+        for expert_seat in (0, 1):
+            bots = [expert, greedy] if expert_seat == 0 else [greedy, expert]
+            state = games.new_game("face-to-face", seed=seed, start_seat=0)
+            timings: list[float] = []
+            play_game(state, bots, seed, timings)
+            # timings alternate with the seats from the start seat 0
+            expert_timings.extend(t for i, t in enumerate(timings) if i % 2 == expert_seat)
+            wins += state.outcome.winner == expert_seat
+    count = 2 * deals
+    low, high = wilson_interval(wins, count)
+    return {"games": count, "expert_wins": wins, "win_rate": round(wins / count, 4),
+            "ci95": [round(low, 4), round(high, 4)], **turn_times(expert_timings)}
+
+
+def turn_times(timings: list[float]) -> dict:
+    if not timings:
+        return {}
+    return {"turn_ms_median": round(1000 * statistics.median(timings), 3),
+            "turn_ms_max": round(1000 * max(timings), 3), "turns_timed": len(timings)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", choices=["speed", "coop", "face-to-face"], help="run one part")
+    parser.add_argument("--games", type=int, default=10_000, help="co-op games per configuration (default 10000)")
+    parser.add_argument("--deals", type=int, default=1_000, help="Face to Face duplicate deals (default 1000 = 2000 games)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="throughput run length")
+    args = parser.parse_args()
+    pin_to_one_core()
+    if args.only in (None, "speed"):
+        result = face_to_face_throughput(args.seconds)
+        print(f"face-to-face random vs random, one core, logs on: {result['games_per_second']} games/s "
+              f"({result['games']} games in {result['seconds']} s, {result['mean_turns']} turns/game)  [target >= 2000]")
+    if args.only in (None, "coop"):
+        configurations = [("the-game", p) for p in range(1, 6)] + [("extreme", 1)]
+        for game, players in configurations:
+            r = coop_strength(game, players, args.games)
+            target = {("the-game", 1): "  [target win >= 20%]", ("the-game", 2): "  [target win >= 30%]"}.get((game, players), "")
+            print(f"{game} {players}p expert x{players}: win {100 * r['win_rate']:.2f}% "
+                  f"(95% CI {100 * r['ci95'][0]:.1f}-{100 * r['ci95'][1]:.1f}%), cards left mean {r['mean_cards_left']} "
+                  f"median {r['median_cards_left']}, turn ms median {r['turn_ms_median']} max {r['turn_ms_max']}"
+                  f" over {r['games']} games{target}")
+    if args.only in (None, "face-to-face"):
+        r = face_to_face_strength(args.deals)
+        print(f"face-to-face expert vs greedy, {r['games']} duplicate games: expert wins {100 * r['win_rate']:.1f}% "
+              f"(95% CI {100 * r['ci95'][0]:.1f}-{100 * r['ci95'][1]:.1f}%), turn ms median {r['turn_ms_median']} "
+              f"max {r['turn_ms_max']}  [target >= 70%, median <= 20 ms, max <= 200 ms]")
+
+
+if __name__ == "__main__":
+    main()

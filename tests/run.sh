@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine: installs what is missing, starts the services, runs pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v bwrap >/dev/null || need_apt+=(bubblewrap)
+command -v chromium >/dev/null || need_apt+=(chromium)
+command -v redis-server >/dev/null || need_apt+=(redis-server)
+command -v pg_ctlcluster >/dev/null || need_apt+=(postgresql)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "installing ${need_apt[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+python3 -m pip install -q --disable-pip-version-check -e '.[test]'
+
+if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start
+    for _ in $(seq 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+fi
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+    redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+    for _ in $(seq 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 1; done
+fi
+
+exec python3 -m pytest -p no:cacheprovider "$@"
