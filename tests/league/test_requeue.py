@@ -1,0 +1,24 @@
+"""The sweeper re-sends matches whose worker died or whose message was lost, once per lease."""
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from league.arena import matches
+from league.arena.models import Match
+
+
+def test_it_resends_lost_matches_once(db, sent, settings):
+    settings.ARENA_MATCH_LEASE_SECONDS = 60
+    old = timezone.now() - timedelta(seconds=61)
+    fresh = Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="a")
+    waiting = Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="b", queued_at=old)
+    dead = Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="c", queued_at=old,
+                                status="running", heartbeat_at=old)
+    alive = Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="d", queued_at=old,
+                                 status="running", heartbeat_at=timezone.now())
+    Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="e", queued_at=old, status="done")
+    assert matches.requeue_lost() == 2
+    assert sorted(sent) == sorted([("play_match", (waiting.pk,)), ("play_match", (dead.pk,))])
+    assert matches.requeue_lost() == 0  # stamped: not again until another lease has passed
+    assert fresh.pk and alive.pk
