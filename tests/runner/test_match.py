@@ -1,0 +1,132 @@
+"""The match runner: seating, duplicate deals, and every way a bot can fail ending the game with its reason."""
+
+import json
+import textwrap
+
+import pytest
+
+import games
+from bots.match import BotSpec, MatchSpec, TimeControl, run_match, seating
+from games import Termination
+
+
+def write_bot(tmp_path, name, body):
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(body))
+    return str(path)
+
+
+def unsandboxed(game, refs, **kwargs):
+    return MatchSpec(game, [BotSpec(ref) for ref in refs], sandbox=False, **kwargs)
+
+
+def test_it_alternates_seats_between_games():
+    spec = MatchSpec("face-to-face", [BotSpec("house:greedy"), BotSpec("house:random")], games=4)
+    assert [seating(spec, i) for i in range(4)] == [(0, [0, 1]), (1, [1, 0]), (2, [0, 1]), (3, [1, 0])]
+
+
+def test_it_plays_each_deal_twice_with_seats_swapped_when_duplicate():
+    spec = MatchSpec("face-to-face", [BotSpec("house:greedy"), BotSpec("house:random")], games=4,
+                     duplicate=True, seed="dup")
+    result = run_match(spec)
+    first, second = result.games[0], result.games[1]
+    assert first.deal == second.deal == 0
+    assert first.log["decks"] == second.log["decks"]
+    assert first.seat_bots == [0, 1] and second.seat_bots == [1, 0]
+    assert [seat["bot"] for seat in second.log["seats"]] == ["house:random", "house:greedy"]
+    assert result.games[2].log["decks"] != first.log["decks"]
+
+
+def test_every_game_replays_to_its_recorded_outcome():
+    result = run_match(MatchSpec("the-game", [BotSpec("house:greedy")] * 2, games=5, seed="r"))
+    for game in result.games:
+        assert games.replay(json.loads(json.dumps(game.log))) == game.outcome
+
+
+def test_a_crash_is_recorded_as_a_crash_and_the_opponent_wins(tmp_path):
+    crasher = write_bot(tmp_path, "crasher", """
+        def play(observation):
+            raise RuntimeError("boom")
+    """)
+    result = run_match(unsandboxed("face-to-face", ["house:greedy", crasher], games=2))
+    for game in result.games:
+        crashed_seat = game.seat_bots.index(1)
+        assert game.outcome.termination is Termination.CRASH
+        assert game.outcome.seat == crashed_seat
+        assert game.outcome.winner == 1 - crashed_seat
+        assert "boom" in game.outcome.detail
+        assert games.replay(game.log) == game.outcome
+
+
+def test_an_illegal_turn_ends_the_game_and_is_kept_for_rechecking(tmp_path):
+    cheat = write_bot(tmp_path, "cheat", """
+        def play(observation):
+            return {"plays": [[observation["hand"][0], "p9.up"]]}
+    """)
+    result = run_match(unsandboxed("face-to-face", [cheat, "house:greedy"], games=1))
+    game = result.games[0]
+    assert game.outcome.termination is Termination.ILLEGAL_TURN
+    assert game.outcome.winner == 1
+    assert "there is no pile 'p9.up'" in game.outcome.detail
+    assert game.log["rejected_turn"]["rule"] == "unknown-pile"
+    assert games.replay(game.log) == game.outcome
+    game.log["rejected_turn"]["rule"] = "pile-order"
+    with pytest.raises(games.LogMismatch, match="breaks rule 'unknown-pile'"):
+        games.replay(game.log)
+
+
+def test_a_malformed_turn_is_an_illegal_turn(tmp_path):
+    bot = write_bot(tmp_path, "garbage", """
+        def play(observation):
+            return {"moves": "all of them"}
+    """)
+    game = run_match(unsandboxed("the-game", [bot], games=1)).games[0]
+    assert game.outcome.termination is Termination.ILLEGAL_TURN
+    assert "malformed turn" in game.outcome.detail
+    assert games.replay(game.log) == game.outcome
+
+
+def test_a_slow_bot_loses_on_time_once_its_bank_is_spent(tmp_path):
+    slow = write_bot(tmp_path, "slow", """
+        import time
+        def play(observation):
+            time.sleep(0.08)
+            hand = observation["hand"]
+            return {"plays": [[hand[0], "up1"], [hand[1], "up1"]]}
+    """)
+    spec = unsandboxed("the-game", [slow], games=1, time_control=TimeControl(turn=0.05, bank=0.01, startup=1))
+    game = run_match(spec).games[0]
+    assert game.outcome.termination is Termination.TIMEOUT
+    assert game.outcome.seat == 0
+    assert game.outcome.score == 98
+
+
+def test_a_bot_failing_three_times_forfeits_its_remaining_games(tmp_path):
+    counter = tmp_path / "starts"
+    crasher = write_bot(tmp_path, "crasher", f"""
+        with open({str(counter)!r}, "a") as f:
+            f.write("x")
+        def play(observation):
+            raise ValueError("always")
+    """)
+    result = run_match(unsandboxed("face-to-face", ["house:random", crasher], games=6))
+    assert [game.outcome.termination for game in result.games] == [Termination.CRASH] * 6
+    assert "its remaining games are forfeits" in result.games[5].outcome.detail
+    assert counter.read_text() == "xxx"  # loaded once per failure, never after the third
+
+
+def test_new_game_is_called_before_each_game_and_module_state_persists(tmp_path):
+    bot = write_bot(tmp_path, "memory", """
+        games_seen = []
+        def new_game(info):
+            games_seen.append(info["seed"])
+            assert info["game"] == "the-game" and info["players"] == 1 and info["seat"] == 0
+        def play(observation):
+            hand = observation["hand"]
+            if len(games_seen) == 3:
+                raise RuntimeError("saw " + ",".join(games_seen))
+            return {"plays": [[hand[-1], "down1"], [hand[-2], "down1"]]}
+    """)
+    result = run_match(unsandboxed("the-game", [bot], games=3, seed="m"))
+    assert result.games[2].outcome.termination is Termination.CRASH
+    assert "saw m:0,m:1,m:2" in result.games[2].outcome.detail
