@@ -1,0 +1,108 @@
+"""The seccomp filter bwrap installs just before it executes the harness.
+
+A deny-list on top of everything else (namespaces, rlimits, an unprivileged uid): what Python and a bot's
+ordinary computing need stays allowed, threads included; what could reach the kernel's more dangerous
+corners, other processes or the network is refused with an error (the bot sees an OSError, nothing is killed).
+The program is built with libseccomp (PyPI `pyseccomp`, or Debian's `python3-seccomp`) and handed to bwrap as
+compiled BPF, so nothing inside the sandbox needs the library.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import os
+import socket
+import tempfile
+from typing import Any
+
+# clone(2) flags (linux/sched.h)
+CLONE_THREAD = 0x00010000
+CLONE_NAMESPACES = {
+    "CLONE_NEWNS": 0x00020000,
+    "CLONE_NEWCGROUP": 0x02000000,
+    "CLONE_NEWUTS": 0x04000000,
+    "CLONE_NEWIPC": 0x08000000,
+    "CLONE_NEWUSER": 0x10000000,
+    "CLONE_NEWPID": 0x20000000,
+    "CLONE_NEWNET": 0x40000000,
+}
+
+# Refused outright with EPERM, grouped by what they would give a bot.
+# fmt: off
+DENIED: dict[str, tuple[str, ...]] = {
+    "debugging other processes": (
+        "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd", "perf_event_open",
+    ),
+    "mounting": (
+        "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsconfig",
+        "fsmount", "fspick", "mount_setattr",
+    ),
+    "namespaces": ("unshare", "setns"),
+    "process creation": ("fork", "vfork"),
+    "bpf": ("bpf",),
+    "kernel keyring": ("keyctl", "add_key", "request_key"),
+    "io_uring": ("io_uring_setup", "io_uring_enter", "io_uring_register"),
+    "kernel and system administration": (
+        "userfaultfd", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+        "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog", "lookup_dcookie", "open_by_handle_at",
+        "name_to_handle_at", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname",
+        "setdomainname", "iopl", "ioperm", "vhangup", "mbind", "migrate_pages", "move_pages",
+        "set_mempolicy", "personality",
+    ),
+}
+# fmt: on
+
+
+MISSING_LIBRARY = "no libseccomp binding: pip install pyseccomp (or apt-get install python3-seccomp)"
+
+
+def _library() -> Any:
+    try:
+        import seccomp as library  # Debian's python3-seccomp
+    except ImportError:
+        try:
+            import pyseccomp as library  # the same API over ctypes, from PyPI
+        except ImportError:
+            return None
+    return library
+
+
+def available() -> bool:
+    return _library() is not None
+
+
+@functools.lru_cache(maxsize=1)
+def filter_bpf() -> bytes:
+    """The compiled filter for this machine's architecture (cached: it never changes within a process)."""
+    sc = _library()
+    if sc is None:
+        raise RuntimeError(MISSING_LIBRARY)
+    deny = sc.ERRNO(errno.EPERM)
+    rules = sc.SyscallFilter(defaction=sc.ALLOW)
+    for names in DENIED.values():
+        for name in names:
+            rules.add_rule(deny, name)
+    # A new process is a clone without CLONE_THREAD; a thread must not bring namespaces along either.
+    rules.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))
+    for flag in CLONE_NAMESPACES.values():
+        rules.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+    # clone3 passes its flags in memory, where a filter cannot look; ENOSYS makes libc fall back to clone.
+    rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    for call in ("socket", "socketpair"):
+        rules.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), call, sc.Arg(0, sc.NE, socket.AF_UNIX))
+    with tempfile.TemporaryFile() as out:
+        rules.export_bpf(out)
+        out.seek(0)
+        return out.read()
+
+
+def filter_fd() -> int:
+    """A readable pipe holding the compiled filter, for bwrap's --seccomp FD (the caller closes it)."""
+    program = filter_bpf()
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, program)  # a few KiB: fits in the pipe buffer, so this never blocks
+    finally:
+        os.close(write_end)
+    return read_end

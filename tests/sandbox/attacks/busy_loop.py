@@ -1,0 +1,6 @@
+"""Attack: never answer, burning CPU."""
+
+
+def play(observation):
+    while True:
+        pass

@@ -1,0 +1,8 @@
+"""Attack at import time: never finish importing."""
+
+while True:
+    pass
+
+
+def play(observation):
+    return []

@@ -1,0 +1,288 @@
+"""Hostile bots: each attack must fail, and the runner and the host must come out unharmed.
+
+Every bot in tests/sandbox/attacks/ runs in a real sandbox (the `attack` fixture also checks that no process
+of its PID namespace outlives it). The bot reports what it managed in its turn; the test checks the report
+and, independently, the host side: canary files, listeners, the file system.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import time
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import ATTACKS, REPO, pid_namespace, processes_in
+
+from bots.sandbox import SandboxedPlayer, SandboxLimits
+from games import Termination
+
+DENIED = "denied"
+
+
+def all_denied(results: dict[str, object], except_keys: tuple[str, ...] = ()) -> None:
+    leaks = {key: value for key, value in results.items() if key not in except_keys}
+    assert all(str(value).startswith(DENIED) for value in leaks.values()), leaks
+
+
+def test_reading_host_files_finds_nothing(attack, tmp_path, monkeypatch):
+    secret = secrets.token_hex(16)
+    canary = tmp_path / "canary.txt"
+    canary.write_text(secret)
+    database = tmp_path / "arena.sqlite3"
+    database.write_text(f"SQLite format 3 {secret}")
+    monkeypatch.setenv("SECRET_KEY", secret)
+    monkeypatch.setenv("DATABASE_URL", f"postgres://user:{secret}@localhost/db")
+    paths = [
+        str(canary),
+        str(database),
+        str(REPO / "league" / "settings.py"),
+        str(REPO / "bots" / "players.py"),
+    ]
+
+    result = attack("read_host_files", {"paths": paths})
+
+    found = result.turn["found"]
+    for path in [*paths, "/etc/passwd", "/etc/shadow", "/proc/1/environ"]:
+        assert found[path].startswith(DENIED), (path, found[path])
+    assert found["listing /"] == ["bot", "dev", "harness", "lib", "lib64", "root", "tmp", "usr"]
+    assert not {"SECRET_KEY", "DATABASE_URL"} & set(found["environ"])
+    assert secret not in repr(result.turn) + result.log
+
+
+def test_writing_outside_scratch_fails_and_scratch_stays_private(attack, tmp_path):
+    host_file = tmp_path / "host.txt"
+    host_file.write_text("untouched")
+
+    result = attack("write_outside", {"host_path": str(host_file)})
+
+    results = result.turn["results"]
+    assert results.pop("/tmp/scratch.txt") == "written"  # its own scratch works...
+    all_denied(results)
+    assert host_file.read_text() == "untouched"
+    assert not Path("/tmp/scratch.txt").exists()  # ...and is not the host's /tmp
+    assert not Path("/pwned").exists()
+
+
+def test_tcp_to_a_host_listener_never_connects(attack):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        listener.setblocking(False)
+        result = attack("tcp_connect", {"port": listener.getsockname()[1]})
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # 0 connections
+    all_denied(result.turn["results"])
+
+
+def test_udp_and_raw_sockets_send_nothing(attack):
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as receiver:
+        receiver.bind(("127.0.0.1", 0))
+        receiver.setblocking(False)
+        result = attack("udp_send", {"port": receiver.getsockname()[1]})
+        with pytest.raises(BlockingIOError):
+            receiver.recvfrom(1024)
+    all_denied(result.turn["results"])
+
+
+def test_unix_sockets_of_the_host_are_out_of_reach(attack, tmp_path):
+    path = tmp_path / "host.sock"
+    abstract = "thegame-test-" + secrets.token_hex(4)
+    with socket.socket(socket.AF_UNIX) as by_path, socket.socket(socket.AF_UNIX) as by_name:
+        by_path.bind(str(path))
+        by_name.bind("\0" + abstract)
+        for listener in (by_path, by_name):
+            listener.listen(8)
+            listener.setblocking(False)
+        result = attack("unix_socket", {"path": str(path), "abstract": abstract})
+        for listener in (by_path, by_name):
+            with pytest.raises(BlockingIOError):
+                listener.accept()
+    all_denied(result.turn["results"])
+
+
+def test_fork_bomb_cannot_fork(attack):
+    result = attack("fork_bomb")
+    assert result.turn["results"]["forks"] == 0
+    assert result.turn["results"]["error"] == "PermissionError 1"
+    assert result.turn["results"]["spawn"].startswith(DENIED)
+    assert result.turn["results"]["multiprocessing"].startswith(DENIED)
+
+
+def test_thread_bomb_stops_at_the_process_limit(attack):
+    result = attack("thread_bomb")
+    assert result.turn["error"] == "can't start new thread"
+    assert result.turn["threads"] < SandboxLimits().processes
+
+
+def test_memory_bomb_hits_the_memory_limit(attack):
+    result = attack("memory_bomb", timeout=30)
+    assert result.failure is not None and result.failure.termination == Termination.RESOURCE_LIMIT
+    assert "MemoryError" in result.failure.detail
+
+
+def test_scratch_tmpfs_is_size_capped(attack):
+    result = attack("tmpfs_fill")
+    assert result.turn["written"] <= SandboxLimits().scratch_bytes
+    assert result.turn["errors"][0] in ("OSError 28", "OSError 27")  # ENOSPC, or EFBIG first
+
+
+def test_a_1_gib_file_stops_at_the_file_size_limit(attack):
+    result = attack("big_file")
+    assert result.turn["written"] <= SandboxLimits().file_bytes
+    assert len(result.turn["errors"]) == 2
+
+
+@pytest.mark.parametrize("name", ["busy_loop", "sleep_past_deadline"])
+def test_a_bot_past_its_time_is_killed_at_once(attack, name):
+    result = attack(name, timeout=0.5)
+    assert result.failure is not None and result.failure.termination == Termination.TIMEOUT
+    assert result.elapsed < 0.5 + 0.5  # killed at the deadline, not waited on
+
+
+def test_stdout_flood_goes_to_the_capped_log_not_the_protocol(attack):
+    result = attack("stdout_flood", timeout=30)
+    assert result.turn == {"plays": [], "flooded": True}
+    assert len(result.log) < SandboxLimits().stderr_bytes + 100
+    assert "earlier bytes of output dropped" in result.log
+
+
+def test_stderr_flood_is_capped(attack):
+    result = attack("stderr_flood", timeout=30)
+    assert result.turn == {"plays": [], "flooded": True}
+    assert len(result.log) < SandboxLimits().stderr_bytes + 100
+
+
+def test_garbage_on_the_protocol_pipe_is_a_protocol_error(attack):
+    result = attack("protocol_flood")
+    assert result.failure is not None and result.failure.termination == Termination.PROTOCOL_ERROR
+
+
+def test_killing_parent_init_and_runner_does_nothing(attack):
+    result = attack("kill_parent", {"runner_pid": os.getpid()})
+    assert result.turn is not None  # the sandbox itself survived its own attack
+    assert os.getppid() > 0  # and so did this runner (it is running this line)
+
+
+def test_kill_minus_one_reaches_only_the_sandbox(attack, sandbox_works, tmp_path):
+    bystander_bot = tmp_path / "bot.py"
+    bystander_bot.write_text("def play(observation):\n    return {'plays': [], 'alive': True}\n")
+    with SandboxedPlayer(bystander_bot, limits=SandboxLimits()) as bystander:  # same uid, another sandbox
+        bystander.start(5)
+        result = attack("kill_everyone")
+        assert bystander.play({}, 2)[0] == {"plays": [], "alive": True}
+    assert result.turn["result"] == "denied: ProcessLookupError"  # nobody else is visible to signal
+
+
+def test_ptrace_is_refused(attack):
+    result = attack("ptrace_attack", {"runner_pid": os.getpid()})
+    all_denied(result.turn["results"])
+
+
+def test_raw_syscalls_through_ctypes_are_refused(attack):
+    results = attack("ctypes_syscalls").turn["results"]
+    all_denied(results)
+    assert results["socket-inet"] == "denied: errno 97"  # EAFNOSUPPORT
+    assert results["clone3"] == "denied: errno 38"  # ENOSYS, so libc falls back to clone
+
+
+def test_no_shell_can_be_spawned(attack):
+    results = attack("spawn_shell").turn["results"]
+    assert results["subprocess"].startswith(DENIED)
+    assert results["system"] != 0
+    assert results["execv"].startswith(DENIED)
+    assert not any(results[shell] for shell in ("/bin/sh", "/usr/bin/sh", "/bin/bash"))
+
+
+def test_a_daemon_does_not_survive_the_match(attack):
+    result = attack("daemon")  # the fixture checks that its PID namespace is empty after close
+    assert result.turn["results"] == {"daemon": "denied: PermissionError", "thread": "started"}
+
+
+def test_import_time_busy_loop_times_out_at_start_up(attack):
+    result = attack("import_busy", start_timeout=1.0)
+    assert result.failure is not None and result.failure.termination == Termination.TIMEOUT
+    assert "hello" in result.failure.detail
+
+
+def test_import_time_exit_is_a_crash(attack):
+    result = attack("import_exit")
+    assert result.failure is not None and result.failure.termination == Termination.CRASH
+    assert "exited with code 3" in result.failure.detail
+
+
+def test_import_time_attack_is_a_crash_with_its_log(attack):
+    result = attack("import_raise")
+    assert result.failure is not None and result.failure.termination == Termination.CRASH
+    assert "import-time attack finished" in result.failure.stderr_tail
+    assert "no /etc/passwd: FileNotFoundError" in result.log
+    assert "no fork: PermissionError" in result.log
+
+
+def test_a_bot_cannot_read_another_bots_files(attack, tmp_path):
+    secret = secrets.token_hex(16)
+    other = tmp_path / "other.py"
+    other.write_text(f"SECRET = {secret!r}\ndef play(observation):\n    return []\n")
+    with SandboxedPlayer(other) as victim:
+        victim.start(5)
+        victim_files = [str(path) for path in Path(victim._workdir).rglob("*.py")]
+        assert victim_files  # the victim's unpacked bot.py, on the host
+        result = attack("read_other_bot", {"paths": [str(other), *victim_files]})
+    results = result.turn["results"]
+    assert results.pop("own /bot") == ["bot.py"]
+    all_denied(results)
+    assert secret not in repr(result.turn)
+
+
+def test_limits_cannot_be_raised_nor_privileges_regained(attack):
+    results = attack("raise_limits").turn["results"]
+    for name in ("RLIMIT_AS", "RLIMIT_NPROC", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE"):
+        assert results[name].startswith(DENIED)
+    assert 0 not in results["uid"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "termination", "words"),
+    [
+        ("set", Termination.PROTOCOL_ERROR, "not JSON-serialisable"),
+        ("nan", Termination.PROTOCOL_ERROR, "not JSON-serialisable"),
+        ("huge", Termination.PROTOCOL_ERROR, "exceeds 65536 bytes"),
+        ("sys.exit", Termination.CRASH, "SystemExit"),
+        ("os._exit", Termination.CRASH, "exited with code 7"),
+        ("raise", Termination.CRASH, "the bot's own bug"),
+        ("segfault", Termination.CRASH, "SIGSEGV"),
+    ],
+)
+def test_bad_replies_are_named_failures(attack, mode, termination, words):
+    result = attack("bad_replies", {"mode": mode})
+    assert result.failure is not None and result.failure.termination == termination
+    assert words in result.failure.detail
+
+
+def test_cpu_time_limit_ends_a_spinning_bot(attack):
+    result = attack("busy_loop", timeout=20, limits=SandboxLimits(cpu_seconds=1))
+    assert result.failure is not None and result.failure.termination == Termination.RESOURCE_LIMIT
+    assert result.elapsed < 15
+
+
+def test_every_attack_bot_is_exercised():
+    tested = Path(__file__).read_text()
+    names = sorted(path.stem for path in ATTACKS.glob("*.py"))
+    assert len(names) >= 20
+    assert [name for name in names if f'"{name}"' not in tested] == []
+
+
+def test_processes_in_sees_a_live_sandbox(sandbox_works, tmp_path):
+    """The leak check itself must be able to fail: while a sandbox runs, its namespace has processes."""
+    bot = tmp_path / "bot.py"
+    bot.write_text("def play(observation):\n    return []\n")
+    with SandboxedPlayer(bot) as player:
+        player.start(5)
+        namespace = pid_namespace(player.sandbox_pid)
+        assert processes_in(namespace) == [player.sandbox_pid]  # the harness, PID 1 of its namespace
+    deadline = time.monotonic() + 1
+    while processes_in(namespace) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert processes_in(namespace) == []
