@@ -60,8 +60,12 @@ def face_to_face_throughput(seconds: float) -> dict:
             turns += state.turn_number
             count += 1
     elapsed = time.perf_counter() - started
-    return {"games": count, "seconds": round(elapsed, 2), "games_per_second": round(count / elapsed),
-            "mean_turns": round(turns / count, 1)}
+    return {
+        "games": count,
+        "seconds": round(elapsed, 2),
+        "games_per_second": round(count / elapsed),
+        "mean_turns": round(turns / count, 1),
+    }
 
 
 def coop_strength(game: str, players: int, count: int) -> dict:
@@ -75,9 +79,13 @@ def coop_strength(game: str, players: int, count: int) -> dict:
     wins = scores.count(0)
     low, high = wilson_interval(wins, count)
     return {
-        "game": game, "players": players, "games": count,
-        "win_rate": round(wins / count, 4), "ci95": [round(low, 4), round(high, 4)],
-        "mean_cards_left": round(statistics.fmean(scores), 2), "median_cards_left": statistics.median(scores),
+        "game": game,
+        "players": players,
+        "games": count,
+        "win_rate": round(wins / count, 4),
+        "ci95": [round(low, 4), round(high, 4)],
+        "mean_cards_left": round(statistics.fmean(scores), 2),
+        "median_cards_left": statistics.median(scores),
         **turn_times(timings),
     }
 
@@ -99,43 +107,61 @@ def face_to_face_strength(deals: int) -> dict:
             wins += state.outcome.winner == expert_seat
     count = 2 * deals
     low, high = wilson_interval(wins, count)
-    return {"games": count, "expert_wins": wins, "win_rate": round(wins / count, 4),
-            "ci95": [round(low, 4), round(high, 4)], **turn_times(expert_timings)}
+    return {
+        "games": count,
+        "expert_wins": wins,
+        "win_rate": round(wins / count, 4),
+        "ci95": [round(low, 4), round(high, 4)],
+        **turn_times(expert_timings),
+    }
 
 
 def turn_times(timings: list[float]) -> dict:
     if not timings:
         return {}
-    return {"turn_ms_median": round(1000 * statistics.median(timings), 3),
-            "turn_ms_max": round(1000 * max(timings), 3), "turns_timed": len(timings)}
+    return {
+        "turn_ms_median": round(1000 * statistics.median(timings), 3),
+        "turn_ms_max": round(1000 * max(timings), 3),
+        "turns_timed": len(timings),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", choices=["speed", "coop", "face-to-face"], help="run one part")
     parser.add_argument("--games", type=int, default=10_000, help="co-op games per configuration (default 10000)")
-    parser.add_argument("--deals", type=int, default=1_000, help="Face to Face duplicate deals (default 1000 = 2000 games)")
+    parser.add_argument(
+        "--deals", type=int, default=1_000, help="Face to Face duplicate deals (default 1000 = 2000 games)"
+    )
     parser.add_argument("--seconds", type=float, default=10.0, help="throughput run length")
     args = parser.parse_args()
     pin_to_one_core()
     if args.only in (None, "speed"):
         result = face_to_face_throughput(args.seconds)
-        print(f"face-to-face random vs random, one core, logs on: {result['games_per_second']} games/s "
-              f"({result['games']} games in {result['seconds']} s, {result['mean_turns']} turns/game)  [target >= 2000]")
+        print(
+            f"face-to-face random vs random, one core, logs on: {result['games_per_second']} games/s "
+            f"({result['games']} games in {result['seconds']} s, {result['mean_turns']} turns/game)  [target >= 2000]"
+        )
     if args.only in (None, "coop"):
         configurations = [("the-game", p) for p in range(1, 6)] + [("extreme", 1)]
         for game, players in configurations:
             r = coop_strength(game, players, args.games)
-            target = {("the-game", 1): "  [target win >= 20%]", ("the-game", 2): "  [target win >= 30%]"}.get((game, players), "")
-            print(f"{game} {players}p expert x{players}: win {100 * r['win_rate']:.2f}% "
-                  f"(95% CI {100 * r['ci95'][0]:.1f}-{100 * r['ci95'][1]:.1f}%), cards left mean {r['mean_cards_left']} "
-                  f"median {r['median_cards_left']}, turn ms median {r['turn_ms_median']} max {r['turn_ms_max']}"
-                  f" over {r['games']} games{target}")
+            target = {("the-game", 1): "  [target win >= 20%]", ("the-game", 2): "  [target win >= 30%]"}.get(
+                (game, players), ""
+            )
+            print(
+                f"{game} {players}p expert x{players}: win {100 * r['win_rate']:.2f}% "
+                f"(95% CI {100 * r['ci95'][0]:.1f}-{100 * r['ci95'][1]:.1f}%), cards left mean {r['mean_cards_left']} "
+                f"median {r['median_cards_left']}, turn ms median {r['turn_ms_median']} max {r['turn_ms_max']}"
+                f" over {r['games']} games{target}"
+            )
     if args.only in (None, "face-to-face"):
         r = face_to_face_strength(args.deals)
-        print(f"face-to-face expert vs greedy, {r['games']} duplicate games: expert wins {100 * r['win_rate']:.1f}% "
-              f"(95% CI {100 * r['ci95'][0]:.1f}-{100 * r['ci95'][1]:.1f}%), turn ms median {r['turn_ms_median']} "
-              f"max {r['turn_ms_max']}  [target >= 70%, median <= 20 ms, max <= 200 ms]")
+        print(
+            f"face-to-face expert vs greedy, {r['games']} duplicate games: expert wins {100 * r['win_rate']:.1f}% "
+            f"(95% CI {100 * r['ci95'][0]:.1f}-{100 * r['ci95'][1]:.1f}%), turn ms median {r['turn_ms_median']} "
+            f"max {r['turn_ms_max']}  [target >= 70%, median <= 20 ms, max <= 200 ms]"
+        )
 
 
 if __name__ == "__main__":

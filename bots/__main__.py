@@ -17,8 +17,9 @@ from bots.summary import format_summary, summarize
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m bots", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bots", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     play = commands.add_parser("play", help="play a match and print a summary")
     play.add_argument("bots", nargs="+", help="house:NAME or a path to a .py/.zip bot")
@@ -32,8 +33,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--turn-time", type=float, default=1.0, help="seconds per turn (default 1)")
     play.add_argument("--bank", type=float, default=10.0, help="overage bank per game in seconds (default 10)")
     play.add_argument("--startup", type=float, default=5.0, help="seconds to load a bot (default 5)")
-    play.add_argument("--unsafe-no-sandbox", action="store_true",
-                      help="run file bots in this process, without the sandbox (your own bot only)")
+    play.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="run file bots in this process, without the sandbox (your own bot only)",
+    )
     return parser
 
 
@@ -71,8 +75,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.unsafe_no_sandbox and any(not bot.is_house for bot in spec.bots):
-        print("WARNING: --unsafe-no-sandbox runs the bot files in this process with your rights; "
-              "use it only for your own bot.", file=sys.stderr)
+        print(
+            "WARNING: --unsafe-no-sandbox runs the bot files in this process with your rights; "
+            "use it only for your own bot.",
+            file=sys.stderr,
+        )
     on_game = None
     if args.log_dir is not None:
         args.log_dir.mkdir(parents=True, exist_ok=True)

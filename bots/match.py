@@ -130,7 +130,7 @@ def make_player(bot: BotSpec, spec: MatchSpec) -> Player:
     if bot.is_house:
         from bots.house import load_house_bot
 
-        return InProcessPlayer(load_house_bot(bot.ref[len(HOUSE_PREFIX):]), bot.label, bot.resolved_version())
+        return InProcessPlayer(load_house_bot(bot.ref[len(HOUSE_PREFIX) :]), bot.label, bot.resolved_version())
     path = Path(bot.ref)
     if not path.exists():
         raise FileNotFoundError(f"bot file {bot.ref} does not exist")
@@ -206,13 +206,9 @@ def run_match(spec: MatchSpec, on_game: Callable[[GameResult], None] | None = No
     return MatchResult(spec, results, stderr, time.perf_counter() - started)
 
 
-def _play_game(
-    spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, str | None]], index: int
-) -> GameResult:
+def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, str | None]], index: int) -> GameResult:
     deal, seat_bots = seating(spec, index)
-    state = games.new_game(
-        spec.game, spec.seat_count(), f"{spec.seed}:{deal}", start_seat=0, **spec.options
-    )
+    state = games.new_game(spec.game, spec.seat_count(), f"{spec.seed}:{deal}", start_seat=0, **spec.options)
     state.log.set_bots([identities[b] for b in seat_bots])
     tc = spec.time_control
     banks = [tc.bank] * len(seat_bots)

@@ -34,9 +34,7 @@ def infinity_in_force(tops: dict[str, int], table: dict[int, str]) -> dict[str, 
 class CoopTurn(TurnBuilder):
     __slots__ = ("table", "min_plays", "first_pile", "stop_at", "three_at", "skulls")
 
-    COMMAND_RULES = frozenset(
-        {"stop", "stop-not-third", "three", "skull-uncovered", "one-pile", "no-trick", "silence"}
-    )
+    COMMAND_RULES = frozenset({"stop", "stop-not-third", "three", "skull-uncovered", "one-pile", "no-trick", "silence"})
 
     def __init__(self, tops: dict[str, int], hand: list[int], table: dict[int, str], min_plays: int) -> None:
         self.tops = tops
@@ -294,14 +292,20 @@ class CoopState(GameState):
 
     def _plain_turn_exists(self, hand: list[int]) -> bool:
         """Without commands, two cards that each fit some pile now can always be played together
-        (see FaceToFaceState._two_independent_plays); one suffices once the draw pile is empty."""
+        (on one pile: the trick card, or the nearer card, first); one suffices once the draw pile is empty."""
         needed = self.min_plays()
         up1, up2, down1, down2 = self.tops["up1"], self.tops["up2"], self.tops["down1"], self.tops["down2"]
         fitting = 0
         for card in hand:
             if (
-                card > up1 or card > up2 or card < down1 or card < down2
-                or card == up1 - 10 or card == up2 - 10 or card == down1 + 10 or card == down2 + 10
+                card > up1
+                or card > up2
+                or card < down1
+                or card < down2
+                or card == up1 - 10
+                or card == up2 - 10
+                or card == down1 + 10
+                or card == down2 + 10
             ):
                 fitting += 1
                 if fitting >= needed:

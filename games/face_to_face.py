@@ -7,7 +7,7 @@ from typing import Any
 from games.log import GameLog
 from games.moves import Play, Turn, _new_tuple
 from games.outcome import Outcome, Termination
-from games.state import ASCENDING, DESCENDING, GameState, TurnBuilder, is_trick, pile_fits, pile_rule_text
+from games.state import ASCENDING, DESCENDING, GameState, TurnBuilder, is_trick, pile_rule_text
 
 GAME_ID = "face-to-face"
 CARDS = range(2, 60)
@@ -19,6 +19,8 @@ DIRECTION = {"p0.up": ASCENDING, "p0.down": DESCENDING, "p1.up": ASCENDING, "p1.
 START = {ASCENDING: 1, DESCENDING: 60}
 OWNER = {pile: int(pile[1]) for pile in PILE_IDS}
 IS_ASCENDING = {pile: direction == ASCENDING for pile, direction in DIRECTION.items()}
+OWN_UP = ("p0.up", "p1.up")
+OWN_DOWN = ("p0.down", "p1.down")
 
 
 class FaceToFaceTurn(TurnBuilder):
@@ -144,7 +146,9 @@ class FaceToFaceState(GameState):
             hand.append(draw.pop())
         self.hands[seat] = hand
         if not hand and not draw:
-            self._end(Outcome(Termination.ALL_CARDS_PLAYED, winner=seat, seat=None, detail=f"seat {seat} played all 58 cards"))
+            self._end(
+                Outcome(Termination.ALL_CARDS_PLAYED, winner=seat, seat=None, detail=f"seat {seat} played all 58 cards")
+            )
             return
         opponent = 1 - seat
         self.to_move = opponent
@@ -152,28 +156,37 @@ class FaceToFaceState(GameState):
             self._end(Outcome(Termination.STUCK, winner=seat, seat=opponent, detail=self._stuck_detail()))
 
     def _can_move(self, seat: int) -> bool:
-        hand = self.hands[seat]
-        if len(hand) >= MIN_PLAYS and self._two_independent_plays(seat, hand):
-            return True
-        return self.builder_for(seat).can_complete()
+        """Whether `seat` has a legal turn of the minimum length, decided without searching.
 
-    def _two_independent_plays(self, seat: int, hand: list[int]) -> bool:
-        """A quick sufficient test: two cards that each fit an own pile now can always be played together
-        (on different piles trivially; on one pile, the trick card or the nearer card first), and so can
-        one such card with another card that fits an opponent's pile."""
-        own_up, own_down = self.tops[f"p{seat}.up"], self.tops[f"p{seat}.down"]
-        other = 1 - seat
-        opp_up, opp_down = self.tops[f"p{other}.up"], self.tops[f"p{other}.down"]
-        own_fitting = 0
-        opponent_fitting = 0
-        for card in hand:
-            if card > own_up or card == own_up - 10 or card < own_down or card == own_down + 10:
-                own_fitting += 1
-                if own_fitting == 2:
-                    return True
-            elif card < opp_up or card > opp_down:
-                opponent_fitting += 1
-        return own_fitting == 1 and opponent_fitting >= 1
+        Equivalent to `builder_for(seat).can_complete()` (a test checks the two agree): own piles change
+        only through own plays and the opponent's piles take at most one card, so a 2-play turn exists
+        exactly when two cards fit the own piles now, or one does and another card fits an opponent pile,
+        or the one that fits makes a second card fit by moving its pile (a trick chain).
+        """
+        hand = self.hands[seat]
+        tops = self.tops
+        up, down = tops[OWN_UP[seat]], tops[OWN_DOWN[seat]]
+        opponent_up, opponent_down = tops[OWN_UP[1 - seat]], tops[OWN_DOWN[1 - seat]]
+        own = [card for card in hand if card > up or card < down or card == up - 10 or card == down + 10]
+        if len(hand) < MIN_PLAYS:
+            return bool(own) or any(card < opponent_up or card > opponent_down for card in hand)
+        if len(own) >= 2:
+            return True
+        if not own:
+            return False
+        first = own[0]
+        if any(card != first and (card < opponent_up or card > opponent_down) for card in hand):
+            return True
+        after_first = []
+        if first > up or first == up - 10:
+            after_first.append((first, down))
+        if first < down or first == down + 10:
+            after_first.append((up, first))
+        return any(
+            card != first and (card > new_up or card < new_down or card == new_up - 10 or card == new_down + 10)
+            for new_up, new_down in after_first
+            for card in hand
+        )
 
     def builder_for(self, seat: int) -> FaceToFaceTurn:
         return FaceToFaceTurn(seat, dict(self.tops), list(self.hands[seat]), self.min_plays(seat))
@@ -181,7 +194,8 @@ class FaceToFaceState(GameState):
     def _stuck_detail(self) -> str:
         seat = self.to_move
         tops = ", ".join(f"{pile}={top}" for pile, top in self.tops.items())
-        return f"seat {seat} cannot make a legal turn of {self.min_plays(seat)} play(s) with hand {sorted(self.hands[seat])} (piles {tops})"
+        hand = sorted(self.hands[seat])
+        return f"seat {seat} cannot make a legal turn of {self.min_plays(seat)} play(s) with hand {hand} (piles {tops})"
 
     def _forfeit_outcome(self, seat: int, termination: Termination, detail: str) -> Outcome:
         return Outcome(termination, winner=1 - seat, seat=seat, detail=detail)

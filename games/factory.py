@@ -68,7 +68,9 @@ def _create(
             raise ValueError(f"hand size {size} does not fit {players} player(s) and 98 cards")
         if game_id == coop.THE_GAME and command_table is not None:
             raise ValueError("command tables are for the extreme game only")
-        table = card_commands(DEFAULT_TABLE if command_table is None else command_table) if game_id == coop.EXTREME else {}
+        table = (
+            card_commands(DEFAULT_TABLE if command_table is None else command_table) if game_id == coop.EXTREME else {}
+        )
         if decks is None:
             decks = seeded_decks(game_id, seed_text)
         _check_decks(decks, 1, coop.CARDS)

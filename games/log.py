@@ -43,9 +43,7 @@ class GameLog:
 
     def set_bots(self, bots: list[tuple[str | None, str | None]]) -> None:
         """Name the bot (and its version hash) in each seat."""
-        self.seats = [
-            {"seat": seat, "bot": name, "version": version} for seat, (name, version) in enumerate(bots)
-        ]
+        self.seats = [{"seat": seat, "bot": name, "version": version} for seat, (name, version) in enumerate(bots)]
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 
-class Termination(str, enum.Enum):
+class Termination(enum.StrEnum):
     ALL_CARDS_PLAYED = "all-cards-played"
     STUCK = "stuck"
     ILLEGAL_TURN = "illegal-turn"

@@ -28,12 +28,16 @@ def replay(log: dict[str, Any]) -> Outcome:
         _replay_rejected(state, len(turns) + 1, rejected, recorded)
     elif recorded.termination in BOT_FAILURES:
         if state.outcome is not None:
-            raise LogMismatch(f"the log says {recorded.termination.value}, but the game had already ended: {state.outcome}")
+            raise LogMismatch(
+                f"the log says {recorded.termination.value}, but the game had already ended: {state.outcome}"
+            )
         if not isinstance(recorded.seat, int) or not 0 <= recorded.seat < state.players:
             raise LogMismatch(f"the log blames seat {recorded.seat!r}, which is not a seat of this game")
         state.forfeit(recorded.seat, recorded.termination, recorded.detail)
     if state.outcome is None:
-        raise LogMismatch(f"the log ends after {len(turns)} turns, but the game is not over: seat {state.to_move} is to move")
+        raise LogMismatch(
+            f"the log ends after {len(turns)} turns, but the game is not over: seat {state.to_move} is to move"
+        )
     _compare(state.outcome, recorded)
     return state.outcome
 
@@ -44,7 +48,9 @@ def _initial_state(log: dict[str, Any]) -> GameState:
     if log.get("format") != LOG_FORMAT:
         raise LogMismatch(f"not a game log: format is {log.get('format')!r}, expected {LOG_FORMAT!r}")
     if log.get("version") != LOG_VERSION:
-        raise LogMismatch(f"log version {log.get('version')!r} is not supported (this engine reads version {LOG_VERSION})")
+        raise LogMismatch(
+            f"log version {log.get('version')!r} is not supported (this engine reads version {LOG_VERSION})"
+        )
     game = log.get("game")
     if game not in GAME_IDS:
         raise LogMismatch(f"unknown game {game!r}")
@@ -72,7 +78,8 @@ def _check_seeded_deal(game: str, seed: str, decks: list[list[int]]) -> None:
     expected = seeded_decks(game, seed)
     for index, (deck, dealt) in enumerate(zip(decks, expected, strict=False)):
         if deck != dealt:
-            position = next((i for i, (a, b) in enumerate(zip(deck, dealt)) if a != b), min(len(deck), len(dealt)))
+            differences = (i for i, (a, b) in enumerate(zip(deck, dealt, strict=False)) if a != b)
+            position = next(differences, min(len(deck), len(dealt)))
             raise LogMismatch(
                 f"deck {index} is not the deal of seed {seed!r}: it differs first at position {position + 1}"
             )
@@ -100,7 +107,9 @@ def _replay_rejected(state: GameState, number: int, rejected: Any, recorded: Out
     if state.outcome is not None:
         raise LogMismatch(f"a rejected turn is logged, but the game was already over ({state.outcome})", turn=number)
     if rejected.get("seat") != state.to_move:
-        raise LogMismatch(f"the rejected turn is seat {rejected.get('seat')!r}'s, but seat {state.to_move} was to move", turn=number)
+        raise LogMismatch(
+            f"the rejected turn is seat {rejected.get('seat')!r}'s, but seat {state.to_move} was to move", turn=number
+        )
     raw = rejected.get("turn")
     try:
         state.check(Turn.from_json(raw))
@@ -128,8 +137,13 @@ def _compare(actual: Outcome, recorded: Outcome) -> None:
     for name in ("termination", "winner", "score", "seat"):
         mine, theirs = getattr(actual, name), getattr(recorded, name)
         if mine != theirs:
-            show = (lambda value: value.value if isinstance(value, Termination) else value)
-            raise LogMismatch(f"result: the log says {name} {show(theirs)!r}, the replay gives {show(mine)!r} ({actual})")
+            raise LogMismatch(
+                f"result: the log says {name} {_plain(theirs)!r}, the replay gives {_plain(mine)!r} ({actual})"
+            )
+
+
+def _plain(value: object) -> object:
+    return value.value if isinstance(value, Termination) else value
 
 
 def _field(log: dict[str, Any], name: str, kind: type) -> Any:

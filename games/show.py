@@ -19,7 +19,9 @@ def render(log: dict[str, Any]) -> Iterator[str]:
     for number, entry in enumerate(log["turns"], start=1):
         seat = entry["seat"]
         yield ""
-        yield f"turn {number}: seat {seat} ({seats.get(seat) or '?'})" + (f", {entry['ms']} ms" if entry.get("ms") is not None else "")
+        yield f"turn {number}: seat {seat} ({seats.get(seat) or '?'})" + (
+            f", {entry['ms']} ms" if entry.get("ms") is not None else ""
+        )
         yield "  piles  " + _piles(state.tops)
         yield "  hand   " + " ".join(str(card) for card in sorted(state.hands[seat]))
         turn = Turn.from_json({"plays": entry["plays"], "signals": entry.get("signals") or {}})

@@ -80,12 +80,7 @@ class TurnBuilder:
         return error_type(message, rule=rule, play_index=index)
 
     def next_plays(self) -> list[Play]:
-        return [
-            Play(card, pile)
-            for card in sorted(self.hand)
-            for pile in self.tops
-            if self.reason(card, pile) is None
-        ]
+        return [Play(card, pile) for card in sorted(self.hand) for pile in self.tops if self.reason(card, pile) is None]
 
     def hopeless(self) -> bool:
         """A cheap proof that no continuation can make this a legal turn (prunes the search)."""

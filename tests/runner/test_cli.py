@@ -16,15 +16,26 @@ def run_cli(capsys, *args):
 
 
 def test_it_prints_per_bot_wins_with_an_interval(capsys):
-    code, out, _ = run_cli(capsys, "play", "house:greedy", "house:random", "--game", "face-to-face",
-                           "--games", "20", "--seed", "7")
+    code, out, _ = run_cli(
+        capsys, "play", "house:greedy", "house:random", "--game", "face-to-face", "--games", "20", "--seed", "7"
+    )
     assert code == 0
     assert "house:greedy" in out and "95% CI" in out and "games/s" in out
 
 
 def test_it_prints_json_for_face_to_face(capsys):
-    code, out, _ = run_cli(capsys, "play", "house:greedy", "house:random", "--game", "face-to-face",
-                           "--games", "10", "--json", "--duplicate")
+    code, out, _ = run_cli(
+        capsys,
+        "play",
+        "house:greedy",
+        "house:random",
+        "--game",
+        "face-to-face",
+        "--games",
+        "10",
+        "--json",
+        "--duplicate",
+    )
     summary = json.loads(out)
     assert code == 0
     assert summary["games"] == 10 and summary["duplicate"] is True
@@ -36,8 +47,9 @@ def test_it_prints_json_for_face_to_face(capsys):
 
 
 def test_it_prints_cards_left_for_the_coop_games(capsys):
-    code, out, _ = run_cli(capsys, "play", "house:greedy", "--game", "the-game", "--players", "3",
-                           "--games", "8", "--json")
+    code, out, _ = run_cli(
+        capsys, "play", "house:greedy", "--game", "the-game", "--players", "3", "--games", "8", "--json"
+    )
     summary = json.loads(out)
     assert code == 0 and summary["players"] == 3 and len(summary["bots"]) == 3
     assert 0 <= summary["win_rate"] <= 1
@@ -46,13 +58,22 @@ def test_it_prints_cards_left_for_the_coop_games(capsys):
 
 
 def test_its_logs_replay_with_python_m_games(tmp_path, capsys):
-    code, _, _ = run_cli(capsys, "play", "house:random", "house:greedy", "--game", "face-to-face",
-                         "--games", "3", "--log-dir", str(tmp_path))
+    code, _, _ = run_cli(
+        capsys,
+        "play",
+        "house:random",
+        "house:greedy",
+        "--game",
+        "face-to-face",
+        "--games",
+        "3",
+        "--log-dir",
+        str(tmp_path),
+    )
     assert code == 0
     files = sorted(tmp_path.glob("*.json"))
     assert len(files) == 3
-    replay = subprocess.run([sys.executable, "-m", "games", "replay", *map(str, files)],
-                            capture_output=True, text=True)
+    replay = subprocess.run([sys.executable, "-m", "games", "replay", *map(str, files)], capture_output=True, text=True)
     assert replay.returncode == 0, replay.stderr
     assert replay.stdout.count(": ok ") == 3
 

@@ -26,8 +26,9 @@ def test_it_alternates_seats_between_games():
 
 
 def test_it_plays_each_deal_twice_with_seats_swapped_when_duplicate():
-    spec = MatchSpec("face-to-face", [BotSpec("house:greedy"), BotSpec("house:random")], games=4,
-                     duplicate=True, seed="dup")
+    spec = MatchSpec(
+        "face-to-face", [BotSpec("house:greedy"), BotSpec("house:random")], games=4, duplicate=True, seed="dup"
+    )
     result = run_match(spec)
     first, second = result.games[0], result.games[1]
     assert first.deal == second.deal == 0
@@ -44,10 +45,14 @@ def test_every_game_replays_to_its_recorded_outcome():
 
 
 def test_a_crash_is_recorded_as_a_crash_and_the_opponent_wins(tmp_path):
-    crasher = write_bot(tmp_path, "crasher", """
+    crasher = write_bot(
+        tmp_path,
+        "crasher",
+        """
         def play(observation):
             raise RuntimeError("boom")
-    """)
+    """,
+    )
     result = run_match(unsandboxed("face-to-face", ["house:greedy", crasher], games=2))
     for game in result.games:
         crashed_seat = game.seat_bots.index(1)
@@ -59,10 +64,14 @@ def test_a_crash_is_recorded_as_a_crash_and_the_opponent_wins(tmp_path):
 
 
 def test_an_illegal_turn_ends_the_game_and_is_kept_for_rechecking(tmp_path):
-    cheat = write_bot(tmp_path, "cheat", """
+    cheat = write_bot(
+        tmp_path,
+        "cheat",
+        """
         def play(observation):
             return {"plays": [[observation["hand"][0], "p9.up"]]}
-    """)
+    """,
+    )
     result = run_match(unsandboxed("face-to-face", [cheat, "house:greedy"], games=1))
     game = result.games[0]
     assert game.outcome.termination is Termination.ILLEGAL_TURN
@@ -76,10 +85,14 @@ def test_an_illegal_turn_ends_the_game_and_is_kept_for_rechecking(tmp_path):
 
 
 def test_a_malformed_turn_is_an_illegal_turn(tmp_path):
-    bot = write_bot(tmp_path, "garbage", """
+    bot = write_bot(
+        tmp_path,
+        "garbage",
+        """
         def play(observation):
             return {"moves": "all of them"}
-    """)
+    """,
+    )
     game = run_match(unsandboxed("the-game", [bot], games=1)).games[0]
     assert game.outcome.termination is Termination.ILLEGAL_TURN
     assert "malformed turn" in game.outcome.detail
@@ -87,13 +100,17 @@ def test_a_malformed_turn_is_an_illegal_turn(tmp_path):
 
 
 def test_a_slow_bot_loses_on_time_once_its_bank_is_spent(tmp_path):
-    slow = write_bot(tmp_path, "slow", """
+    slow = write_bot(
+        tmp_path,
+        "slow",
+        """
         import time
         def play(observation):
             time.sleep(0.08)
             hand = observation["hand"]
             return {"plays": [[hand[0], "up1"], [hand[1], "up1"]]}
-    """)
+    """,
+    )
     spec = unsandboxed("the-game", [slow], games=1, time_control=TimeControl(turn=0.05, bank=0.01, startup=1))
     game = run_match(spec).games[0]
     assert game.outcome.termination is Termination.TIMEOUT
@@ -103,12 +120,16 @@ def test_a_slow_bot_loses_on_time_once_its_bank_is_spent(tmp_path):
 
 def test_a_bot_failing_three_times_forfeits_its_remaining_games(tmp_path):
     counter = tmp_path / "starts"
-    crasher = write_bot(tmp_path, "crasher", f"""
+    crasher = write_bot(
+        tmp_path,
+        "crasher",
+        f"""
         with open({str(counter)!r}, "a") as f:
             f.write("x")
         def play(observation):
             raise ValueError("always")
-    """)
+    """,
+    )
     result = run_match(unsandboxed("face-to-face", ["house:random", crasher], games=6))
     assert [game.outcome.termination for game in result.games] == [Termination.CRASH] * 6
     assert "its remaining games are forfeits" in result.games[5].outcome.detail
@@ -116,7 +137,10 @@ def test_a_bot_failing_three_times_forfeits_its_remaining_games(tmp_path):
 
 
 def test_new_game_is_called_before_each_game_and_module_state_persists(tmp_path):
-    bot = write_bot(tmp_path, "memory", """
+    bot = write_bot(
+        tmp_path,
+        "memory",
+        """
         games_seen = []
         def new_game(info):
             games_seen.append(info["seed"])
@@ -126,7 +150,8 @@ def test_new_game_is_called_before_each_game_and_module_state_persists(tmp_path)
             if len(games_seen) == 3:
                 raise RuntimeError("saw " + ",".join(games_seen))
             return {"plays": [[hand[-1], "down1"], [hand[-2], "down1"]]}
-    """)
+    """,
+    )
     result = run_match(unsandboxed("the-game", [bot], games=3, seed="m"))
     assert result.games[2].outcome.termination is Termination.CRASH
     assert "saw m:0,m:1,m:2" in result.games[2].outcome.detail
