@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
+# A private data folder (SQLite test database, filesystem broker) and queue: no demo or other run interferes.
+os.environ.setdefault("ARENA_DATA_DIR", tempfile.mkdtemp(prefix="arena-test-"))
+os.environ.setdefault("ARENA_QUEUE", f"arena-test-{os.getpid()}")
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "false")
 
 import django  # noqa: E402

@@ -1,0 +1,133 @@
+"""`python manage.py demo`: the whole league on one machine, with nothing else to install or start.
+
+Migrates the database (SQLite by default), creates a demo admin, registers the house bots as ladder
+members, schedules a demo tournament, then runs the web server and a Celery worker (with the beat
+clock embedded) until Ctrl-C, which stops everything it started.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandParser
+from django.utils import timezone
+
+from league.arena.house import ensure_house_bots
+from league.arena.models import FACE_TO_FACE, Tournament, TournamentEntry
+
+DEMO_TOURNAMENT = "Demo: house bots round robin"
+
+
+class Command(BaseCommand):
+    help = "Run the league on this machine: web server, Celery worker and clock, demo admin and tournament."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1", help="address the web server listens on")
+        parser.add_argument("--port", type=int, default=8000, help="port the web server listens on")
+        parser.add_argument("--workers", type=int, default=2, help="worker processes that play matches")
+        parser.add_argument("--admin-password", default=os.environ.get("ARENA_DEMO_PASSWORD", "arena-demo"))
+        parser.add_argument("--games", type=int, default=20, help="games per pairing in the demo tournament")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        call_command("migrate", interactive=False, verbosity=0)
+        self._admin(options["admin_password"])
+        house = [v for v in ensure_house_bots() if v.bot.game == FACE_TO_FACE]
+        tournament = self._tournament(house, options["games"])
+        children = self._start(options)
+        url = f"http://{options['host']}:{options['port']}/"
+        self.stdout.write(
+            self.style.SUCCESS(f"\nThe Game Arena runs at {url}\n")
+            + f"  admin: {url}admin/  user admin, password {options['admin_password']}\n"
+            + f"  demo tournament: {url}tournaments/{tournament.pk}/ (starts by itself)\n"
+            + f"  database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}, "
+            + f"broker: {settings.CELERY_BROKER_URL.split('://')[0]}\n"
+            + "Press Ctrl-C to stop.\n"
+        )
+        self._wait(children)
+
+    def _admin(self, password: str) -> None:
+        users = get_user_model().objects
+        if not users.filter(username="admin").exists():
+            users.create_superuser("admin", email="", password=password)
+
+    def _tournament(self, house: list, games: int) -> Tournament:
+        tournament = Tournament.objects.filter(name=DEMO_TOURNAMENT).exclude(status=Tournament.Status.FINISHED).first()
+        if tournament is None:
+            tournament = Tournament.objects.create(
+                name=DEMO_TOURNAMENT,
+                game=FACE_TO_FACE,
+                format=Tournament.Format.ROUND_ROBIN,
+                games_per_pairing=games,
+                scheduled_at=timezone.now() + timedelta(seconds=15),
+            )
+            TournamentEntry.objects.bulk_create(
+                [TournamentEntry(tournament=tournament, bot=version.bot) for version in house]
+            )
+        return tournament
+
+    def _start(self, options: dict[str, Any]) -> list[subprocess.Popen]:
+        manage = str(Path(settings.BASE_DIR) / "manage.py")
+        worker = [
+            sys.executable, "-m", "celery", "-A", "league", "worker", "--beat",
+            "--concurrency", str(options["workers"]), "--loglevel", "INFO",
+            "--without-mingle", "--without-gossip",
+            "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME,
+        ]
+        web = [sys.executable, manage, "runserver", f"{options['host']}:{options['port']}", "--noreload"]
+        # Own sessions: Ctrl-C reaches only this command, which then stops each child's whole group.
+        return [subprocess.Popen(command, start_new_session=True) for command in (worker, web)]
+
+    def _wait(self, children: list[subprocess.Popen]) -> None:
+        def stop(signum: int, frame: Any) -> None:
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)  # also when started with SIGINT ignored (e.g. in the background)
+        try:
+            while all(child.poll() is None for child in children):
+                time.sleep(0.5)
+            self.stderr.write("a server process stopped by itself; stopping the others")
+        except KeyboardInterrupt:
+            self.stdout.write("\nStopping…")
+        finally:
+            # A second Ctrl-C must not cut the clean-up short and leave processes behind.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            _stop_all(children)
+        self.stdout.write("Stopped.")
+
+
+def _stop_all(children: list[subprocess.Popen]) -> None:
+    worker, web = children
+    # SIGQUIT is Celery's cold shutdown: it does not wait for running matches, which the
+    # sweeper hands out again after their lease; a warm one could wait for minutes.
+    _signal_group(worker, signal.SIGQUIT, group=False)
+    _signal_group(web, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    for child in children:
+        try:
+            child.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
+        _signal_group(child, signal.SIGKILL)  # whatever of its group is left: pool processes, bots
+        child.wait()
+
+
+def _signal_group(child: subprocess.Popen, signum: int, group: bool = True) -> None:
+    try:
+        if group:
+            os.killpg(child.pid, signum)
+        else:
+            child.send_signal(signum)
+    except ProcessLookupError:
+        pass
