@@ -3,7 +3,7 @@ text form (``17>p0.up 7>p0.up | up1=jump``), and check rejections leave the game
 
 from __future__ import annotations
 
-import copy
+import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -31,16 +31,28 @@ def full_deck(first: Sequence[int], cards: range) -> list[int]:
     return [*first, *rest]
 
 
-def f2f_game(hand0: Sequence[int], hand1: Sequence[int], draws0: Sequence[int] = (),
-             draws1: Sequence[int] = (), *, start_seat: int = 0) -> games.GameState:
+def f2f_game(
+    hand0: Sequence[int],
+    hand1: Sequence[int],
+    draws0: Sequence[int] = (),
+    draws1: Sequence[int] = (),
+    *,
+    start_seat: int = 0,
+) -> games.GameState:
     """Face to Face with the given 6-card hands and next draws; the rest of each deck ascending."""
     assert len(hand0) == len(hand1) == 6
     decks = [full_deck([*hand0, *draws0], F2F_CARDS), full_deck([*hand1, *draws1], F2F_CARDS)]
     return games.new_game(FACE_TO_FACE, seed="test", decks=decks, start_seat=start_seat)
 
 
-def coop_game(game: str, hands: Sequence[Sequence[int]], draws: Sequence[int] = (), *,
-              start_seat: int = 0, rest: Iterable[int] | None = None) -> games.GameState:
+def coop_game(
+    game: str,
+    hands: Sequence[Sequence[int]],
+    draws: Sequence[int] = (),
+    *,
+    start_seat: int = 0,
+    rest: Iterable[int] | None = None,
+) -> games.GameState:
     """A co-op game with the given hands (seat order) and next draws; then `rest`, or all other cards
     ascending."""
     players = len(hands)
@@ -75,14 +87,13 @@ def push(state: games.GameState, *texts: str) -> None:
 
 def snapshot(state: games.GameState) -> Any:
     """Everything a player or the log can see of a game."""
-    return copy.deepcopy(
-        {
-            "observations": [state.observation(seat) for seat in range(state.players)],
-            "to_move": state.to_move,
-            "outcome": state.outcome,
-            "log": state.log.to_json(),
-        }
-    )
+    seen = {
+        "observations": [state.observation(seat) for seat in range(state.players)],
+        "to_move": state.to_move,
+        "outcome": repr(state.outcome),
+        "log": state.log.to_json(),
+    }
+    return json.dumps(seen, sort_keys=True)
 
 
 def assert_rejected(

@@ -11,7 +11,7 @@ random policy never plays such turns, and the stuck test is only compared when i
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 FACE_TO_FACE, THE_GAME, EXTREME = "face-to-face", "the-game", "extreme"
@@ -124,7 +124,7 @@ def step(rules: Rules, part: Partial, card: int, pile: str) -> Partial:
         raise Broken("not in hand", play_index=index)
     if pile not in tops:
         raise Broken("unknown pile", play_index=index)
-    in_force = set(infinity_in_force(part.tops, rules.table).values())
+    in_force = set(infinity_in_force(part.tops, rules.table).values()) if rules.table else set()
     if "one-pile" in in_force and part.first_pile is not None and pile != part.first_pile:
         raise Broken("one-pile", command=True, play_index=index)
     ok, trick = fits(part.mover, pile, tops[pile], card)
@@ -153,8 +153,9 @@ def step(rules: Rules, part: Partial, card: int, pile: str) -> Partial:
     if command == "skull":
         skulls |= {pile}
     tops[pile] = card
-    return replace(
-        part,
+    return Partial(
+        mover=part.mover,
+        min_plays=part.min_plays,
         hand=part.hand - {card},
         tops=tuple(tops.items()),
         played=(*part.played, card),
@@ -191,8 +192,10 @@ def check_turn(rules: Rules, start: Partial, plays: Sequence[Play]) -> Partial:
     return part
 
 
-def next_steps(rules: Rules, part: Partial, allow_ambiguous: bool) -> list[tuple[Play, Partial]]:
-    result = []
+def next_steps(rules: Rules, part: Partial, allow_ambiguous: bool) -> Iterator[tuple[Play, Partial]]:
+    """Every play the rules allow next, with the partial turn it leads to."""
+    if part.stopped:
+        return
     for card in sorted(part.hand):
         for pile, _ in part.tops:
             try:
@@ -200,8 +203,7 @@ def next_steps(rules: Rules, part: Partial, allow_ambiguous: bool) -> list[tuple
             except Broken:
                 continue
             if allow_ambiguous or not after.ambiguous:
-                result.append(((card, pile), after))
-    return result
+                yield (card, pile), after
 
 
 class Completions:
@@ -213,6 +215,8 @@ class Completions:
         self.memo: dict[Partial, bool] = {}
 
     def __call__(self, part: Partial) -> bool:
+        if end_problem(part) is None:
+            return True
         key = replace(part, played=tuple(sorted(part.played)))
         if key not in self.memo:
             self.memo[key] = end_problem(part) is None or any(
@@ -269,8 +273,10 @@ class MirrorGame:
 
     def signals_allowed(self, plays: Sequence[Play]) -> bool:
         """Signals are set unambiguously only when no silence card is in force or played this turn."""
-        return self.rules.coop and "silence" not in self.in_force().values() and not any(
-            self.rules.table.get(card) == "silence" for card, _ in plays
+        return (
+            self.rules.coop
+            and "silence" not in self.in_force().values()
+            and not any(self.rules.table.get(card) == "silence" for card, _ in plays)
         )
 
     def apply(self, plays: Sequence[Play], signals: Mapping[str, str] | None = None) -> Partial:
@@ -329,8 +335,7 @@ class MirrorGame:
             score = self.cards_not_placed() if self.rules.coop else None
             self._end("stuck", winner=winner, score=score, seat=seat)
 
-    def _end(self, termination: str, *, winner: int | None = None, score: int | None = None,
-             seat: int | None) -> None:
+    def _end(self, termination: str, *, winner: int | None = None, score: int | None = None, seat: int | None) -> None:
         self.result = (termination, winner, score, seat)
         self.to_move = None
 
@@ -338,11 +343,13 @@ class MirrorGame:
 @dataclass
 class Policy:
     """A random player of legal turns. `care` is the chance of taking the closest-fitting play
-    instead of a uniformly random one; `linger` the chance of playing on once the turn may end."""
+    instead of a uniformly random one; once the turn may end, it plays on while the chosen play is
+    at most `eager` away from its pile's top (the trick counts as -10), or else with chance `linger`."""
 
     rng: random.Random
     care: float = 0.5
     linger: float = 0.3
+    eager: int = -11
     signal_rate: float = 0.3
 
     def turn(self, game: MirrorGame) -> tuple[list[Play], dict[str, str]]:
@@ -350,18 +357,20 @@ class Policy:
         part = game.start()
         plays: list[Play] = []
         while not part.stopped:
-            may_end = end_problem(part) is None
-            if may_end and self.rng.random() >= self.linger:
-                break
-            options = [(play, after) for play, after in next_steps(game.rules, part, False) if complete(after)]
-            if not options:
-                break
+            options = list(next_steps(game.rules, part, False))
             if self.rng.random() < self.care:
-                options.sort(key=lambda option: _distance(part, option[0]))
-                play, part = options[0]
+                options.sort(key=lambda option, start=part: _distance(start, option[0]))
             else:
-                play, part = self.rng.choice(options)
-            plays.append(play)
+                self.rng.shuffle(options)
+            chosen = next((option for option in options if complete(option[1])), None)
+            if chosen is None:
+                break
+            if end_problem(part) is None:
+                close = _distance(part, chosen[0]) <= self.eager
+                if not close and self.rng.random() >= self.linger:
+                    break
+            plays.append(chosen[0])
+            part = chosen[1]
         assert end_problem(part) is None, f"policy built an unfinished turn {plays}"
         signals: dict[str, str] = {}
         if game.signals_allowed(plays) and self.rng.random() < self.signal_rate:

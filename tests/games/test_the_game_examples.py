@@ -76,7 +76,10 @@ def test_e13_one_card_turns_once_the_draw_pile_is_empty() -> None:
         push(state, f"{card}>up1")
     assert state.outcome is not None
     assert (state.outcome.termination, state.outcome.score, state.outcome.winner) == (
-        Termination.ALL_CARDS_PLAYED, 0, None)
+        Termination.ALL_CARDS_PLAYED,
+        0,
+        None,
+    )
     assert state.outcome.team_won
     assert games.replay(state.log.to_json()) == state.outcome
 
@@ -99,8 +102,9 @@ def test_a_seat_without_cards_is_skipped_and_the_team_wins() -> None:
 
 
 def test_turns_pass_in_seat_order() -> None:
-    state = coop_game("the-game", [[2, 3, 50, 51, 52, 53], [4, 5, 54, 55, 56, 57], [6, 8, 58, 59, 61, 62]],
-                      start_seat=1)
+    state = coop_game(
+        "the-game", [[2, 3, 50, 51, 52, 53], [4, 5, 54, 55, 56, 57], [6, 8, 58, 59, 61, 62]], start_seat=1
+    )
     assert state.to_move == 1
     push(state, "4>up1 5>up1")
     assert state.to_move == 2
@@ -145,13 +149,17 @@ def test_signals_are_public_and_kept_until_changed() -> None:
     state = coop_game("the-game", [[2, 3, 4, 5, 6, 8, 9], [10, 12, 13, 14, 15, 16, 17]])
     assert signals_of(state, 1) == [dict.fromkeys(["up1", "up2", "down1", "down2"], "none")] * 2
     push(state, "2>up1 3>up1 | up1=jump down2=keep-off")
-    expected = [{"up1": "jump", "up2": "none", "down1": "none", "down2": "keep-off"},
-                {"up1": "none", "up2": "none", "down1": "none", "down2": "none"}]
+    expected = [
+        {"up1": "jump", "up2": "none", "down1": "none", "down2": "keep-off"},
+        {"up1": "none", "up2": "none", "down1": "none", "down2": "none"},
+    ]
     assert signals_of(state, 0) == signals_of(state, 1) == expected
     push(state, "10>up2 12>up2 | up2=keep-off")
     push(state, "4>up1 5>up1 | up1=none")
-    expected = [{"up1": "none", "up2": "none", "down1": "none", "down2": "keep-off"},
-                {"up1": "none", "up2": "keep-off", "down1": "none", "down2": "none"}]
+    expected = [
+        {"up1": "none", "up2": "none", "down1": "none", "down2": "keep-off"},
+        {"up1": "none", "up2": "keep-off", "down1": "none", "down2": "none"},
+    ]
     assert signals_of(state, 0) == signals_of(state, 1) == expected
     assert state.log.to_json()["turns"][0]["signals"] == {"up1": "jump", "down2": "keep-off"}
 

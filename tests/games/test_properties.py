@@ -1,0 +1,239 @@
+"""Random games of all three games, played by the engine and by the independent rules model side by side.
+
+After every turn: both agree on hands, piles, draw piles, signals, commands, who moves and how the game
+ended; every card is in exactly one place; every play obeyed its pile's rule; hands stay within bounds;
+no observation shows a card its seat cannot see. Every game ends within the bound that one card per turn
+gives, and its log replays to the same outcome. Turns the model calls illegal are refused unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from typing import Any
+
+from conftest import mirror_of, snapshot
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rules_oracle import (
+    COOP_CARDS,
+    F2F_CARDS,
+    F2F_PILES,
+    FACE_TO_FACE,
+    Broken,
+    Completions,
+    MirrorGame,
+    Policy,
+    check_turn,
+    direction,
+    next_steps,
+    owner,
+    start_card,
+    step,
+)
+
+import games
+from games import Play
+
+# Numbers an observation shows that are not cards: seats, counts, and the public command table.
+PUBLIC_NUMBERS = {("/commands", "table")} | {(f"/piles/{pile}", "owner") for pile in F2F_PILES}
+COUNT_FIELDS = {"turn", "players", "seat", "to_move", "hand_sizes", "hand_size", "draw_pile_sizes", "min_plays"}
+
+game_setups = st.one_of(
+    st.tuples(st.just("face-to-face"), st.just(2)),
+    st.tuples(st.sampled_from(["the-game", "extreme"]), st.integers(1, 5)),
+)
+policies = st.builds(
+    Policy,
+    rng=st.integers(0, 2**32).map(random.Random),
+    care=st.sampled_from([0.0, 0.6, 0.9, 1.0]),
+    linger=st.sampled_from([0.0, 0.2, 0.5]),
+    eager=st.sampled_from([-11, 1, 2, 4]),
+)
+seeds = st.one_of(st.integers(0, 10**9), st.text("abcdefgh:-0123456789", max_size=12))
+
+
+def cards_of(game: str) -> range:
+    return F2F_CARDS if game == FACE_TO_FACE else COOP_CARDS
+
+
+def check_agreement(state: games.GameState, mirror: MirrorGame) -> None:
+    """The engine's observations say what the model says, for every seat."""
+    rules = mirror.rules
+    for seat in range(rules.players):
+        seen = state.observation(seat)
+        json.dumps(seen)  # JSON-serialisable
+        assert seen["seat"] == seat and seen["players"] == rules.players and seen["game"] == rules.game
+        assert sorted(seen["hand"]) == sorted(mirror.hands[seat])
+        assert seen["hand_sizes"] == [len(cards) for cards in mirror.hands]
+        assert seen["hand_size"] == rules.hand_size
+        assert seen["draw_pile_sizes"] == [len(pile) for pile in mirror.draws]
+        assert {pile: info["history"] for pile, info in seen["piles"].items()} == mirror.piles
+        for pile, info in seen["piles"].items():
+            assert info["top"] == info["history"][-1]
+            assert info["direction"] == direction(pile) and info["owner"] == owner(pile)
+        assert seen["to_move"] == mirror.to_move
+        if mirror.to_move is not None and seat == mirror.to_move:
+            assert seen["min_plays"] == mirror.min_plays(seat)
+        assert seen["signals"] == mirror.signals
+        if rules.game == "extreme":
+            shown = {pile: name for pile, name in seen["commands"]["in_force"].items() if name is not None}
+            assert shown == mirror.in_force()
+        else:
+            assert seen["commands"] is None
+        check_no_leak(seen)
+    assert state.to_move == mirror.to_move
+    if mirror.result is None:
+        assert state.outcome is None
+    else:
+        outcome = state.outcome
+        assert outcome is not None, f"the engine goes on, the model ended the game: {mirror.result}"
+        termination, winner, score, seat = mirror.result
+        assert (outcome.termination.value, outcome.winner, outcome.score) == (termination, winner, score)
+        if seat is not None:
+            assert outcome.seat == seat
+
+
+def check_no_leak(seen: dict[str, Any]) -> None:
+    """Apart from counts and the (public) command table, the only cards an observation may show are the
+    seat's own hand and the piles."""
+    visible = set(seen["hand"]) | {card for info in seen["piles"].values() for card in info["history"]}
+    shown: list[int] = []
+
+    def walk(value: Any, path: str) -> None:
+        if isinstance(value, bool) or value is None:
+            return
+        if isinstance(value, int):
+            shown.append(value)
+        elif isinstance(value, str) and value.isdigit():
+            shown.append(int(value))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if (path, key) in PUBLIC_NUMBERS or path == "" and key in COUNT_FIELDS:
+                    continue
+                walk(key, path) if isinstance(key, str) else None
+                walk(item, f"{path}/{key}")
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item, path)
+
+    walk(seen, "")
+    leaked = sorted(set(shown) - visible)
+    assert not leaked, f"observation of seat {seen['seat']} shows cards {leaked} it cannot see"
+
+
+def check_conservation(state: games.GameState, mirror: MirrorGame) -> None:
+    """Every card is in exactly one place: a hand, a draw pile or a pile (judged on the engine's view,
+    with the draw piles read from the logged decks: they are the last cards of each deck)."""
+    log = state.log.to_json()
+    seen = [state.observation(seat) for seat in range(mirror.rules.players)]
+    placed: Counter[int] = Counter()
+    for pile, info in seen[0]["piles"].items():
+        assert info["history"][0] == start_card(mirror.rules.game, pile)
+        placed.update(info["history"][1:])
+    in_hands = Counter(card for view in seen for card in view["hand"])
+    sizes = seen[0]["draw_pile_sizes"]
+    in_draw = Counter(card for deck, size in zip(log["decks"], sizes, strict=True) for card in deck[len(deck) - size :])
+    everything = placed + in_hands + in_draw
+    copies = 2 if mirror.rules.game == FACE_TO_FACE else 1
+    assert everything == Counter({card: copies for card in cards_of(mirror.rules.game)})
+
+
+def check_pile_rules(mirror: MirrorGame) -> None:
+    """Read each pile's history against who placed each card."""
+    for pile, history in mirror.piles.items():
+        for below, card, seat in zip(history[:-1], history[1:], mirror.placed_by[pile], strict=True):
+            up = direction(pile) == "up"
+            if owner(pile) not in (None, seat):
+                assert card < below if up else card > below
+            else:
+                assert (card > below or card == below - 10) if up else (card < below or card == below + 10)
+
+
+def check_hand_bounds(state: games.GameState, mirror: MirrorGame) -> None:
+    for size in state.observation(0)["hand_sizes"]:
+        assert 0 <= size <= mirror.rules.hand_size
+
+
+def play_out(state: games.GameState, policy: Policy, mirror: MirrorGame, try_illegal: float) -> int:
+    """Play the game to its end with `policy`; return the number of turns."""
+    bound = len(cards_of(mirror.rules.game)) * (2 if mirror.rules.game == FACE_TO_FACE else 1)
+    turns = 0
+    check_agreement(state, mirror)
+    while state.outcome is None and not mirror.uncertain:
+        assert turns < bound, f"no end after {turns} turns, though every turn places a card"
+        if not (policy.rng.random() < try_illegal and probe(state, policy, mirror)):
+            plays, signals = policy.turn(mirror)
+            state.push({"plays": [list(play) for play in plays], "signals": signals})
+            mirror.apply(plays, signals)
+        turns += 1
+        check_agreement(state, mirror)
+        check_conservation(state, mirror)
+        check_pile_rules(mirror)
+        check_hand_bounds(state, mirror)
+    return turns
+
+
+def probe(state: games.GameState, policy: Policy, mirror: MirrorGame) -> bool:
+    """Submit a mutated turn: the engine must accept it exactly when the model does. Return whether
+    it was played."""
+    plays, _ = policy.turn(mirror)
+    variant = policy.mutate(mirror, plays)
+    try:
+        done = check_turn(mirror.rules, mirror.start(), variant)
+    except Broken:
+        before = snapshot(state)
+        try:
+            state.push([list(play) for play in variant])
+        except games.IllegalTurn:
+            assert snapshot(state) == before
+            return False
+        raise AssertionError(f"the engine accepted {variant}, which the rules forbid") from None
+    if done.ambiguous:
+        return False
+    state.push([list(play) for play in variant])
+    mirror.apply(variant)
+    return True
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(setup=game_setups, seed=seeds, policy=policies, try_illegal=st.sampled_from([0.0, 0.3]))
+def test_random_games_follow_the_rules_and_replay(
+    setup: tuple[str, int], seed: Any, policy: Policy, try_illegal: float
+) -> None:
+    game, players = setup
+    state = games.new_game(game, players=players, seed=seed)
+    mirror = mirror_of(state)
+    turns = play_out(state, policy, mirror, try_illegal)
+    if mirror.uncertain:
+        return
+    assert state.outcome is not None and turns >= 1
+    log = json.loads(json.dumps(state.log.to_json()))
+    assert len(log["turns"]) == turns
+    assert games.replay(log) == state.outcome
+
+
+@settings(max_examples=15, deadline=None)
+@given(setup=game_setups, seed=seeds)
+def test_legal_plays_are_the_plays_the_rules_allow(setup: tuple[str, int], seed: Any) -> None:
+    """legal_plays(prefix) offers only plays the rules allow next, and every play that leads to a legal
+    turn (a play that fits but dooms the turn, like an uncoverable skull, may go either way)."""
+    game, players = setup
+    state = games.new_game(game, players=players, seed=seed)
+    mirror = mirror_of(state)
+    completes = Completions(mirror.rules)
+    policy = Policy(random.Random(str(seed)), care=0.9)
+    for _ in range(12):
+        if state.outcome is not None:
+            break
+        plays, signals = policy.turn(mirror)
+        part = mirror.start()
+        for index, play in enumerate(plays):
+            engine = {(p.card, p.pile) for p in state.legal_plays([Play(*done) for done in plays[:index]])}
+            fitting = {option for option, _ in next_steps(mirror.rules, part, allow_ambiguous=True)}
+            leading = {option for option, after in next_steps(mirror.rules, part, False) if completes(after)}
+            assert leading <= engine <= fitting
+            part = step(mirror.rules, part, *play)
+        state.push({"plays": [list(play) for play in plays], "signals": signals})
+        mirror.apply(plays, signals)
