@@ -7,7 +7,9 @@ import tempfile
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
 # A private data folder (SQLite test database, filesystem broker) and queue: no demo or other run interferes.
-os.environ.setdefault("ARENA_DATA_DIR", tempfile.mkdtemp(prefix="arena-test-"))
+_OWN_DATA_DIR = None if "ARENA_DATA_DIR" in os.environ else tempfile.mkdtemp(prefix="arena-test-")
+if _OWN_DATA_DIR:
+    os.environ["ARENA_DATA_DIR"] = _OWN_DATA_DIR
 os.environ.setdefault("ARENA_QUEUE", f"arena-test-{os.getpid()}")
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "false")
 
@@ -17,6 +19,13 @@ django.setup()
 
 import pytest  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _OWN_DATA_DIR:
+        import shutil
+
+        shutil.rmtree(_OWN_DATA_DIR, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
