@@ -15,6 +15,7 @@ from rules_oracle import (
     DEFAULT_TABLE,
     EXTREME,
     F2F_CARDS,
+    F2F_PILES,
     FACE_TO_FACE,
     MirrorGame,
     Rules,
@@ -124,6 +125,39 @@ def assert_rejected(
         assert word in message, f"{word!r} not in: {message}"
     assert snapshot(state) == before, "a rejected turn changed the game"
     return error
+
+
+# Numbers an observation shows that are not cards: seats, counts, and the public command table.
+PUBLIC_NUMBERS = {("/commands", "table")} | {(f"/piles/{pile}", "owner") for pile in F2F_PILES}
+COUNT_FIELDS = {"turn", "players", "seat", "to_move", "hand_sizes", "hand_size", "draw_pile_sizes", "min_plays"}
+
+
+def check_no_leak(seen: dict[str, Any]) -> None:
+    """Apart from counts and the (public) command table, the only cards an observation may show are the
+    seat's own hand and the piles."""
+    visible = set(seen["hand"]) | {card for info in seen["piles"].values() for card in info["history"]}
+    shown: list[int] = []
+
+    def walk(value: Any, path: str) -> None:
+        if isinstance(value, bool) or value is None:
+            return
+        if isinstance(value, int):
+            shown.append(value)
+        elif isinstance(value, str) and value.isdigit():
+            shown.append(int(value))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if (path, key) in PUBLIC_NUMBERS or path == "" and key in COUNT_FIELDS:
+                    continue
+                walk(key, path)
+                walk(item, f"{path}/{key}")
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item, path)
+
+    walk(seen, "")
+    leaked = sorted(set(shown) - visible)
+    assert not leaked, f"observation of seat {seen['seat']} shows cards {leaked} it cannot see"
 
 
 def rules_of(log: dict[str, Any]) -> Rules:

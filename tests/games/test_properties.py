@@ -13,13 +13,12 @@ import random
 from collections import Counter
 from typing import Any
 
-from conftest import mirror_of, snapshot
+from conftest import check_no_leak, mirror_of, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rules_oracle import (
     COOP_CARDS,
     F2F_CARDS,
-    F2F_PILES,
     FACE_TO_FACE,
     Broken,
     Completions,
@@ -35,10 +34,6 @@ from rules_oracle import (
 
 import games
 from games import Play
-
-# Numbers an observation shows that are not cards: seats, counts, and the public command table.
-PUBLIC_NUMBERS = {("/commands", "table")} | {(f"/piles/{pile}", "owner") for pile in F2F_PILES}
-COUNT_FIELDS = {"turn", "players", "seat", "to_move", "hand_sizes", "hand_size", "draw_pile_sizes", "min_plays"}
 
 game_setups = st.one_of(
     st.tuples(st.just("face-to-face"), st.just(2)),
@@ -93,34 +88,6 @@ def check_agreement(state: games.GameState, mirror: MirrorGame) -> None:
         assert (outcome.termination.value, outcome.winner, outcome.score) == (termination, winner, score)
         if seat is not None:
             assert outcome.seat == seat
-
-
-def check_no_leak(seen: dict[str, Any]) -> None:
-    """Apart from counts and the (public) command table, the only cards an observation may show are the
-    seat's own hand and the piles."""
-    visible = set(seen["hand"]) | {card for info in seen["piles"].values() for card in info["history"]}
-    shown: list[int] = []
-
-    def walk(value: Any, path: str) -> None:
-        if isinstance(value, bool) or value is None:
-            return
-        if isinstance(value, int):
-            shown.append(value)
-        elif isinstance(value, str) and value.isdigit():
-            shown.append(int(value))
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                if (path, key) in PUBLIC_NUMBERS or path == "" and key in COUNT_FIELDS:
-                    continue
-                walk(key, path) if isinstance(key, str) else None
-                walk(item, f"{path}/{key}")
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                walk(item, path)
-
-    walk(seen, "")
-    leaked = sorted(set(shown) - visible)
-    assert not leaked, f"observation of seat {seen['seat']} shows cards {leaked} it cannot see"
 
 
 def check_conservation(state: games.GameState, mirror: MirrorGame) -> None:
