@@ -1,8 +1,10 @@
 """The line protocol between the match runner and the harness that runs one bot inside the sandbox.
 
-One JSON object per line (UTF-8, no embedded newline), one reply per request:
+One JSON object per line (UTF-8, no embedded newline). The harness speaks first, before any of the bot's
+code has run; after that there is one reply per request:
 
     runner -> harness                                  harness -> runner
+                                                       {"type": "harness", "version": 1}
     {"type": "hello", "version": 1}                    {"type": "ready", "version": 1}
     {"type": "new_game", "info": {...}}                {"type": "ok"}
     {"type": "play", "observation": {...}}             {"type": "turn", "turn": <the bot's JSON turn>}
@@ -25,9 +27,10 @@ PROTOCOL_VERSION = 1
 LINE_CAP = 64 * 1024  # bytes in one reply line, newline excluded
 
 REQUEST_TYPES = frozenset({"hello", "new_game", "play"})
-REPLY_TYPES = frozenset({"ready", "ok", "turn", "error"})
+REPLY_TYPES = frozenset({"harness", "ready", "ok", "turn", "error"})
+ANNOUNCE = "announce"  # pseudo request type: the harness's unprompted first line
 ERROR_KINDS = frozenset({"crash", "resource-limit", "protocol", "import"})
-EXPECTED_REPLY = {"hello": "ready", "new_game": "ok", "play": "turn"}
+EXPECTED_REPLY = {ANNOUNCE: "harness", "hello": "ready", "new_game": "ok", "play": "turn"}
 
 
 class ProtocolError(ValueError):
@@ -138,7 +141,7 @@ def check_reply(message: dict, request_type: str) -> dict:
     expected = EXPECTED_REPLY[request_type]
     if kind != expected:
         raise ProtocolError(f"expected a {expected!r} reply to {request_type!r}, got {kind!r}")
-    if kind == "ready" and message.get("version") != PROTOCOL_VERSION:
+    if kind in ("harness", "ready") and message.get("version") != PROTOCOL_VERSION:
         raise ProtocolError(
             f"harness speaks protocol {message.get('version')!r}, runner speaks {PROTOCOL_VERSION}"
         )

@@ -107,6 +107,7 @@ def main(argv: list[str]) -> int:
     protocol = _import_protocol()
     _set_limits(settings)
     channel = Channel(proto_in, proto_out, protocol)
+    channel.send({"type": "harness", "version": protocol.PROTOCOL_VERSION})  # before any of the bot's code
 
     hello = channel.receive()
     if hello is None or hello["type"] != "hello":

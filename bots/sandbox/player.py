@@ -156,7 +156,7 @@ class _Sandbox:
             os.close(info_write)
         self.info_fd: int | None = info_read
         self.info = b""
-        self.child_started = False
+        self.announced = False  # the harness has spoken: from here on, everything is the bot's doing
         self.child_pid: int | None = None  # the sandbox's PID 1, as the host sees it
         self.stdin = self.process.stdin.fileno()
         self.stdout = self.process.stdout.fileno()
@@ -220,7 +220,6 @@ class _Sandbox:
         os.close(self.info_fd)
         self.info_fd = None
         if child is not None:
-            self.child_started = True
             self.child_pid = child
             try:
                 self.pidfd = os.pidfd_open(child)
@@ -228,25 +227,32 @@ class _Sandbox:
                 self.pidfd = None  # it is already gone; killing bwrap itself is then enough
 
     # -- requests --------------------------------------------------------------------------------
-    def request(self, message: dict[str, Any], timeout: float) -> tuple[dict[str, Any], float]:
-        """Send one request and wait for its reply; raise BotFailure (the sandbox is then dead)."""
+    def request(self, message: dict[str, Any] | None, timeout: float) -> tuple[dict[str, Any], float]:
+        """Send one request (None: send nothing, await the harness's announcement) and wait for its reply.
+
+        Raises BotFailure, after which the sandbox is dead.
+        """
         started = time.perf_counter()
         deadline = started + timeout
+        kind = message["type"] if message is not None else protocol.ANNOUNCE
         if self.buffer:
             extra = protocol.preview(self.buffer)
-            self._fail(Termination.PROTOCOL_ERROR, f"unrequested output before {message['type']!r}: {extra}")
-        data = memoryview(protocol.encode(message))
-        data = self._write(data, message["type"])  # usually all of it: the harness is waiting to read
+            self._fail(Termination.PROTOCOL_ERROR, f"unrequested output before {kind!r}: {extra}")
+        data = memoryview(protocol.encode(message) if message is not None else b"")
+        data = self._write(data, kind)  # usually all of it: the harness is waiting to read
         if data:
             self.poller.register(self.stdin, select.POLLOUT)
         line = None
         while line is None:
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
-                self._fail(Termination.TIMEOUT, f"no reply to {message['type']!r} within {timeout:.3f}s")
+                if not self.announced:  # no code of the bot's has run yet: the host is at fault
+                    self.kill()
+                    raise SandboxUnavailable(f"the sandbox did not start within {timeout:.3f}s")
+                self._fail(Termination.TIMEOUT, f"no reply to {kind!r} within {timeout:.3f}s")
             for fd, _ in self.poller.poll(remaining * 1000 + 1):  # ms, rounded up: never wake too early
                 if fd == self.stdin:
-                    data = self._write(data, message["type"])
+                    data = self._write(data, kind)
                     if not data:
                         self.poller.unregister(self.stdin)
                 elif fd == self.info_fd:
@@ -254,12 +260,13 @@ class _Sandbox:
                 elif fd == self.stderr:
                     self.drain_log()
                 elif fd == self.stdout and line is None:
-                    line = self._read_line(message["type"])
+                    line = self._read_line(kind)
         elapsed = time.perf_counter() - started
         try:
-            reply = protocol.check_reply(protocol.decode(line, self.limits.reply_bytes), message["type"])
+            reply = protocol.check_reply(protocol.decode(line, self.limits.reply_bytes), kind)
         except protocol.ProtocolError as error:
-            self._fail(Termination.PROTOCOL_ERROR, f"reply to {message['type']!r}: {error}")
+            self._fail(Termination.PROTOCOL_ERROR, f"reply to {kind!r}: {error}")
+        self.announced = True
         return reply, elapsed
 
     def _write(self, data: memoryview, request_type: str) -> memoryview:
@@ -301,14 +308,9 @@ class _Sandbox:
         except subprocess.TimeoutExpired:
             status = None
         oom = self.cgroup is not None and self.cgroup.oom_killed()
-        if self.info_fd is not None:
-            self._read_info()
-        started = self.child_started
         self.kill()
-        if not started:
-            raise SandboxUnavailable(
-                f"bubblewrap could not create the sandbox (exit {status}): {self.log_tail()}"
-            )
+        if not self.announced:  # it died before running any of the bot's code: bwrap or the host failed
+            raise SandboxUnavailable(f"the sandbox could not start (exit {status}): {self.log_tail()}")
         termination, detail = _classify(status, oom)
         raise BotFailure(
             termination, f"the sandbox {detail} while handling {request_type!r}", self.log_tail()
@@ -419,6 +421,11 @@ class SandboxedPlayer:
                 path.chmod(0o700 if path == workdir else 0o755 if path.is_dir() else 0o644)
                 if switch:
                     os.chown(path, uid, gid)
+            if not reachable(str(workdir), uid, {gid}):
+                raise SandboxUnavailable(
+                    f"uid {uid} cannot reach the sandbox's directory {workdir}: "
+                    "choose a temp_root (or TMPDIR) whose parents everyone may traverse, such as /tmp"
+                )
         except BaseException:
             shutil.rmtree(workdir, ignore_errors=True)
             raise
@@ -427,7 +434,9 @@ class SandboxedPlayer:
     def _boot(self, timeout: float) -> None:
         sandbox = _Sandbox(self._workdir, self.limits)
         self._sandbox = sandbox
-        reply, _ = sandbox.request({"type": "hello", "version": protocol.PROTOCOL_VERSION}, timeout)
+        _, waited = sandbox.request(None, timeout)
+        hello = {"type": "hello", "version": protocol.PROTOCOL_VERSION}
+        reply, _ = sandbox.request(hello, max(timeout - waited, 0.001))
         if reply["type"] == "error":
             sandbox.kill()
             termination = (

@@ -7,9 +7,7 @@ import subprocess
 def play(observation):
     results = {}
     try:
-        results["subprocess"] = subprocess.run(
-            ["/bin/sh", "-c", "id"], capture_output=True, timeout=2
-        ).stdout.decode()
+        results["subprocess"] = subprocess.run(["/bin/sh", "-c", "id"], capture_output=True, timeout=2).stdout.decode()
     except Exception as error:
         results["subprocess"] = f"denied: {type(error).__name__}"
     try:

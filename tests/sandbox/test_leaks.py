@@ -1,0 +1,93 @@
+"""After 1,000 sandboxed games: no leftover processes, file descriptors, temp directories or cgroups.
+
+Real matches through bots.match.run_match, with a bot that crashes and times out now and then, so that
+sandboxes end every way they can: closed at the end of a match, killed after a timeout, discarded after
+a crash.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+
+from sandbox_helpers import REPO
+
+from bots.match import BotSpec, MatchSpec, TimeControl, run_match
+from bots.sandbox import SandboxedPlayer, cgroups
+
+MATCHES = 20
+GAMES_PER_MATCH = 50
+
+
+def _children() -> list[int]:
+    me = str(os.getpid())
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        if f"\nPPid:\t{me}\n" in status:
+            found.append(int(entry))
+    return found
+
+
+def _identity(pid: int) -> tuple[int, str] | None:
+    """(pid, start time): a process's identity that PID reuse cannot fake."""
+    try:
+        return pid, Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def test_a_thousand_sandboxed_games_leave_nothing_behind(sandbox_works, tmp_path, monkeypatch, request):
+    flaky = tmp_path / "flaky.zip"
+    with zipfile.ZipFile(flaky, "w") as archive:
+        archive.write(Path(__file__).parent / "bots" / "flaky.py", "bot.py")
+        archive.write(REPO / "bots" / "house" / "greedy.py", "greedy.py")
+    greedy = REPO / "bots" / "house" / "greedy.py"
+    scratch = Path(tempfile.mkdtemp(prefix="thegame-leaks-", dir="/tmp"))  # tmp_path is not reachable by
+    scratch.chmod(0o755)  # the sandbox's uid; the sandboxes' private directories go here instead
+    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+
+    sandboxes: list[tuple[int, str]] = []
+    original_start = SandboxedPlayer.start
+
+    def recording_start(self: SandboxedPlayer, timeout: float) -> None:
+        original_start(self, timeout)
+        sandboxes.append(_identity(self.sandbox_pid))
+
+    monkeypatch.setattr(SandboxedPlayer, "start", recording_start)
+    fds_before = sorted(os.listdir("/proc/self/fd"))
+
+    played = 0
+    crashes = timeouts = 0
+    for match in range(MATCHES):
+        spec = MatchSpec(
+            game="face-to-face",
+            bots=[BotSpec(str(greedy), name="greedy"), BotSpec(str(flaky), name="flaky")],
+            games=GAMES_PER_MATCH,
+            seed=f"leaks-{match}",
+            time_control=TimeControl(turn=0.5, bank=0.0, startup=10.0),
+            max_failures=GAMES_PER_MATCH,
+        )
+        result = run_match(spec)
+        played += len(result.games)
+        terminations = [game.outcome.termination.value for game in result.games]
+        crashes += terminations.count("crash")
+        timeouts += terminations.count("timeout")
+
+    assert played == MATCHES * GAMES_PER_MATCH == 1000
+    assert crashes > 0 and timeouts > 0  # the failure paths were taken
+    assert len(sandboxes) > 2 * MATCHES  # restarts after failures made fresh sandboxes
+    assert None not in sandboxes
+    living = [sandbox for sandbox in sandboxes if _identity(sandbox[0]) == sandbox]
+    assert living == [], "sandboxes (each the PID 1 of its namespace) are still alive"
+    assert _children() == [], "unreaped children (zombies) of the runner"
+    assert sorted(os.listdir("/proc/self/fd")) == fds_before
+    assert list(scratch.iterdir()) == []
+    assert [group for group in cgroups.leftover_groups() if group.name.startswith(f"sbx-{os.getpid()}-")] == []
