@@ -308,6 +308,13 @@ class MirrorGame:
             self._pass_f2f(mover)
         return done
 
+    def forfeit(self, seat: int, termination: str) -> None:
+        """The game ends because the bot in `seat` failed or broke a rule."""
+        if self.rules.coop:
+            self._end(termination, score=self.cards_not_placed(), seat=seat)
+        else:
+            self._end(termination, winner=1 - seat, seat=seat)
+
     def cards_not_placed(self) -> int:
         return sum(len(hand) for hand in self.hands) + sum(len(pile) for pile in self.draws)
 

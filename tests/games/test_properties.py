@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
+import jsonschema
 from conftest import check_no_leak, mirror_of, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -34,6 +36,8 @@ from rules_oracle import (
 
 import games
 from games import Play
+
+LOG_SCHEMA = json.loads((Path(games.__file__).parent / "schemas" / "game-log.schema.json").read_text())
 
 game_setups = st.one_of(
     st.tuples(st.just("face-to-face"), st.just(2)),
@@ -123,14 +127,27 @@ def check_hand_bounds(state: games.GameState, mirror: MirrorGame) -> None:
         assert 0 <= size <= mirror.rules.hand_size
 
 
-def play_out(state: games.GameState, policy: Policy, mirror: MirrorGame, try_illegal: float) -> int:
-    """Play the game to its end with `policy`; return the number of turns."""
+def play_out(
+    state: games.GameState, policy: Policy, mirror: MirrorGame, try_illegal: float, end_on_illegal: bool
+) -> int:
+    """Play the game to its end with `policy`, now and then submitting a mutated turn (and, with
+    `end_on_illegal`, ending the game with the first one refused); return the number of turns played."""
     bound = len(cards_of(mirror.rules.game)) * (2 if mirror.rules.game == FACE_TO_FACE else 1)
     turns = 0
     check_agreement(state, mirror)
     while state.outcome is None and not mirror.uncertain:
         assert turns < bound, f"no end after {turns} turns, though every turn places a card"
-        if not (policy.rng.random() < try_illegal and probe(state, policy, mirror)):
+        played = False
+        if policy.rng.random() < try_illegal:
+            played, refused = probe(state, policy, mirror)
+            if refused and end_on_illegal:
+                raw, error = refused
+                seat = state.to_move
+                state.reject(raw, error)
+                mirror.forfeit(seat, "command-broken" if isinstance(error, games.CommandBroken) else "illegal-turn")
+                check_agreement(state, mirror)
+                break
+        if not played:
             plays, signals = policy.turn(mirror)
             state.push({"plays": [list(play) for play in plays], "signals": signals})
             mirror.apply(plays, signals)
@@ -142,42 +159,63 @@ def play_out(state: games.GameState, policy: Policy, mirror: MirrorGame, try_ill
     return turns
 
 
-def probe(state: games.GameState, policy: Policy, mirror: MirrorGame) -> bool:
-    """Submit a mutated turn: the engine must accept it exactly when the model does. Return whether
-    it was played."""
+def probe(
+    state: games.GameState, policy: Policy, mirror: MirrorGame
+) -> tuple[bool, tuple[Any, games.IllegalTurn] | None]:
+    """Submit a mutated turn: the engine must accept it exactly when the model does, and when both refuse
+    it they must blame the same play. Return (whether it was played, (turn, error) if it was refused)."""
     plays, _ = policy.turn(mirror)
     variant = policy.mutate(mirror, plays)
+    raw = [list(play) for play in variant]
     try:
         done = check_turn(mirror.rules, mirror.start(), variant)
-    except Broken:
+    except Broken as broken:
         before = snapshot(state)
         try:
-            state.push([list(play) for play in variant])
-        except games.IllegalTurn:
+            state.push(raw)
+        except games.IllegalTurn as error:
             assert snapshot(state) == before
-            return False
-        raise AssertionError(f"the engine accepted {variant}, which the rules forbid") from None
+            assert error.play_index == broken.play_index, f"{variant}: engine says {error}, model says {broken}"
+            return False, (raw, error)
+        raise AssertionError(f"the engine accepted {variant}, which the rules forbid ({broken})") from None
     if done.ambiguous:
-        return False
-    state.push([list(play) for play in variant])
+        return False, None
+    state.push(raw)
     mirror.apply(variant)
-    return True
+    return True, None
+
+
+def new_state(game: str, players: int, seed: Any, explicit_decks: bool) -> games.GameState:
+    """A seeded game, or one dealt from decks and a start seat chosen here."""
+    if not explicit_decks:
+        return games.new_game(game, players=players, seed=seed)
+    rng = random.Random(str(seed))
+    decks = [rng.sample(cards_of(game), len(cards_of(game))) for _ in range(2 if game == FACE_TO_FACE else 1)]
+    return games.new_game(game, players=players, seed=seed, decks=decks, start_seat=rng.randrange(players))
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(setup=game_setups, seed=seeds, policy=policies, try_illegal=st.sampled_from([0.0, 0.3]))
+@given(
+    setup=game_setups,
+    seed=seeds,
+    policy=policies,
+    try_illegal=st.sampled_from([0.0, 0.3]),
+    end_on_illegal=st.booleans(),
+    explicit_decks=st.booleans(),
+)
 def test_random_games_follow_the_rules_and_replay(
-    setup: tuple[str, int], seed: Any, policy: Policy, try_illegal: float
+    setup: tuple[str, int], seed: Any, policy: Policy, try_illegal: float, end_on_illegal: bool, explicit_decks: bool
 ) -> None:
     game, players = setup
-    state = games.new_game(game, players=players, seed=seed)
+    state = new_state(game, players, seed, explicit_decks)
     mirror = mirror_of(state)
-    turns = play_out(state, policy, mirror, try_illegal)
+    turns = play_out(state, policy, mirror, try_illegal, end_on_illegal)
     if mirror.uncertain:
         return
-    assert state.outcome is not None and turns >= 1
+    assert state.outcome is not None
     log = json.loads(json.dumps(state.log.to_json()))
     assert len(log["turns"]) == turns
+    jsonschema.validate(log, LOG_SCHEMA)
     assert games.replay(log) == state.outcome
 
 
