@@ -75,11 +75,11 @@ class FaceToFaceTurn(TurnBuilder):
 
     def describe(self, rule: str, card: int | None = None, pile: str | None = None) -> str:
         if rule == "not-in-hand":
-            return f"{card} is not in your hand"
+            return f"{card} cannot go on {pile}: it is not in your hand"
         if rule == "played-twice":
-            return f"{card} was already played in this turn"
+            return f"{card} cannot go on {pile}: it was already played in this turn"
         if rule == "unknown-pile":
-            return f"there is no pile {pile!r}; the piles are {', '.join(PILE_IDS)}"
+            return f"{card} cannot go on {pile!r}: there is no such pile; the piles are {', '.join(PILE_IDS)}"
         if rule == "two-opponent-plays":
             return (
                 f"{card} on {pile} would be a second card on the opponent's piles this turn "

@@ -42,11 +42,6 @@ def test_a_pile_that_does_not_exist() -> None:
     assert_rejected(coop("extreme"), "10>up1 20>p0.up", "unknown-pile", 2, names=PILE)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: these messages name the card or the pile, not both (docs/engine-api.md: a message naming"
-    " the first bad play); remove this marker once they do",
-)
 @pytest.mark.parametrize(
     "text, rule, index",
     [("10>p0.up 22>p0.up", "not-in-hand", 2), ("10>p0.up 10>p0.down", "played-twice", 2),

@@ -76,7 +76,7 @@ def test_an_illegal_turn_ends_the_game_and_is_kept_for_rechecking(tmp_path):
     game = result.games[0]
     assert game.outcome.termination is Termination.ILLEGAL_TURN
     assert game.outcome.winner == 1
-    assert "there is no pile 'p9.up'" in game.outcome.detail
+    assert "cannot go on 'p9.up': there is no such pile" in game.outcome.detail
     assert game.log["rejected_turn"]["rule"] == "unknown-pile"
     assert games.replay(game.log) == game.outcome
     game.log["rejected_turn"]["rule"] = "pile-order"
