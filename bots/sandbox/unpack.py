@@ -84,8 +84,8 @@ def _unpack_zip(source: Path, destination: Path, max_bytes: int, max_files: int)
 
 def _member_path(archive_name: str, member: zipfile.ZipInfo) -> str:
     name = member.filename
-    mode = member.external_attr >> 16
-    if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+    kind = stat.S_IFMT(member.external_attr >> 16)  # 0 when the archiver recorded no Unix file type
+    if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
         raise BotPackageError(
             f"{archive_name}: {name} is a link or special file; only plain files are allowed"
         )

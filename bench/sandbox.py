@@ -1,0 +1,163 @@
+"""Sandbox benchmarks for issue 3: start-up latency, turn round trip, and match throughput.
+
+    python bench/sandbox.py                  # all three, at the issue's sizes
+    python bench/sandbox.py --only startup   # sandbox start to first reply (bar: <= 100 ms)
+    python bench/sandbox.py --only roundtrip # median turn round trip, bot thinking excluded (bar: <= 200 us)
+    python bench/sandbox.py --only match     # sandboxed vs in-process greedy games/s (bar: >= 25 %)
+    python bench/sandbox.py --json           # the figures as JSON
+
+Start-up is timed from SandboxedPlayer.start() (bwrap spawned) to the harness's reply to hello, with the bot
+imported; the first start of the process is a warm-up and not counted (it builds the seccomp program and
+compiles the harness once per runner process). The round trip uses a bot that answers at once with a real
+Face to Face observation, so what is measured is the runner, the pipes and the harness. The match compares
+two sandboxed greedy bots with the same two bots in this process, same seeds, in one run.
+The machine's load is printed too: on a shared machine the figures move with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import games  # noqa: E402
+from bots.match import BotSpec, MatchSpec, TimeControl, run_match  # noqa: E402
+from bots.sandbox import SandboxedPlayer  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+GREEDY = REPO / "bots" / "house" / "greedy.py"
+INSTANT_BOT = "TURN = {'plays': []}\n\ndef play(observation):\n    return TURN\n"
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def bench_startup(bot: Path, starts: int) -> dict[str, float]:
+    warm = SandboxedPlayer(bot)
+    warm.start(10)
+    warm.close()
+    timings = []
+    for _ in range(starts):
+        player = SandboxedPlayer(bot)
+        started = time.perf_counter()
+        player.start(10)
+        timings.append(time.perf_counter() - started)
+        player.close()
+    return {
+        "starts": starts,
+        "median_ms": statistics.median(timings) * 1e3,
+        "p90_ms": percentile(timings, 0.9) * 1e3,
+        "min_ms": min(timings) * 1e3,
+    }
+
+
+def sample_observations(count: int) -> list[dict]:
+    """Observations from real Face to Face games between greedy bots, mid-game sizes included."""
+    from bots.house import load_house_bot
+
+    observations: list[dict] = []
+    game = 0
+    while len(observations) < count:
+        state = games.new_game("face-to-face", seed=f"bench-{game}")
+        bots = [load_house_bot("greedy"), load_house_bot("greedy")]
+        while state.outcome is None and len(observations) < count:
+            observation = state.observation(state.to_move)
+            observations.append(observation)
+            state.push(games.Turn.from_json(bots[state.to_move].play(observation)))
+        game += 1
+    return observations
+
+
+def bench_roundtrip(bot: Path, turns: int) -> dict[str, float]:
+    observations = sample_observations(min(turns, 500))
+    timings = []
+    with SandboxedPlayer(bot) as player:
+        player.start(10)
+        player.new_game({"game": "face-to-face", "players": 2, "seat": 0, "seed": 0, "options": {}}, 5)
+        for index in range(turns):
+            _, elapsed = player.play(observations[index % len(observations)], 5)
+            timings.append(elapsed)
+    return {
+        "turns": turns,
+        "median_us": statistics.median(timings) * 1e6,
+        "p90_us": percentile(timings, 0.9) * 1e6,
+        "observation_bytes": statistics.median(len(json.dumps(obs)) for obs in observations),
+    }
+
+
+def bench_match(game_count: int) -> dict[str, float]:
+    def games_per_second(sandbox: bool) -> float:
+        spec = MatchSpec(
+            game="face-to-face",
+            bots=[BotSpec(str(GREEDY), name="greedy-a"), BotSpec(str(GREEDY), name="greedy-b")],
+            games=game_count,
+            seed="bench-sandbox",
+            time_control=TimeControl(turn=5.0, bank=10.0, startup=10.0),
+            sandbox=sandbox,
+        )
+        started = time.perf_counter()
+        result = run_match(spec)
+        return len(result.games) / (time.perf_counter() - started)
+
+    in_process = games_per_second(sandbox=False)
+    sandboxed = games_per_second(sandbox=True)
+    return {
+        "games": game_count,
+        "in_process_games_per_s": in_process,
+        "sandboxed_games_per_s": sandboxed,
+        "ratio": sandboxed / in_process,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", choices=["startup", "roundtrip", "match"])
+    parser.add_argument("--starts", type=int, default=30)
+    parser.add_argument("--turns", type=int, default=5000)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    figures: dict[str, object] = {"load_average": os.getloadavg(), "cpus": os.cpu_count()}
+    with tempfile.TemporaryDirectory() as scratch:
+        instant = Path(scratch) / "instant.py"
+        instant.write_text(INSTANT_BOT)
+        if args.only in (None, "startup"):
+            figures["startup"] = bench_startup(instant, args.starts)
+            figures["startup_greedy"] = bench_startup(GREEDY, max(args.starts // 3, 5))
+        if args.only in (None, "roundtrip"):
+            figures["roundtrip"] = bench_roundtrip(instant, args.turns)
+        if args.only in (None, "match"):
+            figures["match"] = bench_match(args.games)
+
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    print(f"load average {figures['load_average'][0]:.2f} on {figures['cpus']} CPUs")
+    if "startup" in figures:
+        for key, label in (("startup", "an instant bot"), ("startup_greedy", "the greedy bot")):
+            row = figures[key]
+            print(f"sandbox start to first reply ({label}, {row['starts']} starts): median {row['median_ms']:.1f} ms,"
+                  f" p90 {row['p90_ms']:.1f} ms, min {row['min_ms']:.1f} ms   (bar: <= 100 ms)")  # fmt: skip
+    if "roundtrip" in figures:
+        row = figures["roundtrip"]
+        print(f"turn round trip ({row['turns']} turns, observations ~{row['observation_bytes']:.0f} bytes): "
+              f"median {row['median_us']:.0f} us, p90 {row['p90_us']:.0f} us   (bar: median <= 200 us)")  # fmt: skip
+    if "match" in figures:
+        row = figures["match"]
+        print(f"greedy vs greedy, {row['games']} Face to Face games: in-process {row['in_process_games_per_s']:.1f}"
+              f" games/s, sandboxed {row['sandboxed_games_per_s']:.1f} games/s = {row['ratio']:.0%}"
+              f"   (bar: >= 25 %)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+"""SandboxedPlayer honours the Player contract: games, globals, logs, failures, restarts, clear errors."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import REPO
+
+from bots.match import BotSpec, MatchSpec, TimeControl, run_match
+from bots.players import BotFailure
+from bots.sandbox import SandboxedPlayer, SandboxLimits, SandboxUnavailable, bwrap, seccomp
+from games import Termination
+
+COUNTER_BOT = """
+import sys
+games_seen = []
+turns = 0
+
+def new_game(info):
+    games_seen.append(info["seed"])
+    print("starting game", info["seed"], "Grüße")
+
+def play(observation):
+    global turns
+    turns += 1
+    print("turn", turns, file=sys.stderr)
+    if observation.get("nap"):
+        import time
+        time.sleep(observation["nap"])
+    return {"plays": [], "games": games_seen, "turns": turns}
+"""
+
+INFO = {"game": "the-game", "players": 1, "seat": 0, "options": {}}
+
+
+@pytest.fixture
+def counter_bot(tmp_path: Path) -> Path:
+    path = tmp_path / "counter.py"
+    path.write_text(COUNTER_BOT)
+    return path
+
+
+def test_globals_persist_across_games_and_logs_are_per_game(sandbox_works, counter_bot):
+    with SandboxedPlayer(counter_bot, name="counter") as player:
+        assert player.version.startswith("sha256:")
+        player.start(5)
+        player.new_game({**INFO, "seed": "a"}, 1)
+        turn, elapsed = player.play({}, 1)
+        assert turn == {"plays": [], "games": ["a"], "turns": 1}
+        assert 0 < elapsed < 1
+        assert player.take_stderr() == "starting game a Grüße\nturn 1\n"
+        assert player.take_stderr() == ""
+        player.new_game({**INFO, "seed": "b"}, 1)
+        turn, _ = player.play({}, 1)
+        assert turn == {"plays": [], "games": ["a", "b"], "turns": 2}
+        assert "starting game b" in player.take_stderr()
+
+
+def test_a_timed_out_bot_gets_a_fresh_sandbox_next_game(sandbox_works, counter_bot):
+    with SandboxedPlayer(counter_bot) as player:
+        player.start(5)
+        player.new_game({**INFO, "seed": "a"}, 1)
+        first_sandbox = player.sandbox_pid
+        with pytest.raises(BotFailure) as failure:
+            player.play({"nap": 5}, 0.3)
+        assert failure.value.termination == Termination.TIMEOUT
+        assert player.sandbox_pid is None  # killed at the deadline
+        player.new_game({**INFO, "seed": "b"}, 1)
+        assert player.sandbox_pid not in (None, first_sandbox)
+        turn, _ = player.play({}, 1)
+        assert turn == {"plays": [], "games": ["b"], "turns": 1}  # globals started over
+
+
+def test_a_crash_keeps_the_sandbox_and_names_the_error(sandbox_works, tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text("calls = 0\ndef play(o):\n    global calls\n    calls += 1\n    if calls == 1:\n"
+                   "        raise KeyError('no such pile')\n    return {'plays': [], 'calls': calls}\n")  # fmt: skip
+    with SandboxedPlayer(bot) as player:
+        player.start(5)
+        with pytest.raises(BotFailure) as failure:
+            player.play({}, 1)
+        assert failure.value.termination == Termination.CRASH
+        assert "KeyError" in failure.value.detail and "no such pile" in failure.value.stderr_tail
+        assert player.play({}, 1)[0] == {"plays": [], "calls": 2}
+
+
+def test_a_zip_bot_imports_its_modules_and_reads_its_data(sandbox_works, tmp_path):
+    archive = tmp_path / "bot.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        source = "import json, helper\nTABLE = json.load(open('/bot/data/table.json'))\n"
+        source += "def play(o):\n    return {'plays': [], 'x': helper.X, 'table': TABLE}\n"
+        bundle.writestr("bot.py", source)
+        bundle.writestr("helper.py", "X = 42\n")
+        bundle.writestr("data/table.json", '{"a": [1, 2]}')
+    with SandboxedPlayer(archive) as player:
+        player.start(5)
+        assert player.play({}, 1)[0] == {"plays": [], "x": 42, "table": {"a": [1, 2]}}
+
+
+def test_a_bot_without_play_fails_to_start(sandbox_works, tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text("def think(o):\n    return []\n")
+    with SandboxedPlayer(bot) as player, pytest.raises(BotFailure) as failure:
+        player.start(5)
+    assert failure.value.termination == Termination.CRASH
+    assert "defines no play(observation)" in failure.value.detail
+
+
+def test_missing_bubblewrap_is_a_clear_error(monkeypatch, counter_bot):
+    bwrap.bwrap_path.cache_clear()
+    monkeypatch.setattr(bwrap.shutil, "which", lambda *args, **kwargs: None)
+    try:
+        with (
+            SandboxedPlayer(counter_bot) as player,
+            pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"),
+        ):
+            player.start(5)
+    finally:
+        bwrap.bwrap_path.cache_clear()
+
+
+def test_limits_are_validated_with_their_name():
+    with pytest.raises(ValueError, match="memory_bytes must be a positive integer"):
+        SandboxLimits(memory_bytes=0)
+    with pytest.raises(ValueError, match="uid must be a positive id"):
+        SandboxLimits(uid=0)
+    assert SandboxLimits().rlimits()["RLIMIT_CORE"] == 0
+
+
+def test_the_bwrap_command_unshares_everything_and_mounts_little(tmp_path):
+    command = bwrap.BwrapCommand(
+        bot_dir="/host/bot", harness_dir="/host/harness", empty_dir="/host/empty",
+        harness_args=["/bot"], seccomp_fd=7, info_fd=8, scratch_bytes=1 << 20,
+    )  # fmt: skip
+    argv = command.argv()
+    for flag in ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+                 "--as-pid-1", "--clearenv"):  # fmt: skip
+        assert flag in argv
+    assert argv[argv.index("--seccomp") + 1] == "7"
+    assert argv[argv.index("--size") + 1] == str(1 << 20)
+    remounted = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--remount-ro"]
+    assert remounted == ["/dev", "/"]
+    bound = {argv[i + 2]: argv[i + 1] for i, arg in enumerate(argv) if arg == "--ro-bind"}
+    assert bound["/bot"] == "/host/bot" and bound["/harness"] == "/host/harness"
+    runtime = bwrap.python_runtime()
+    assert all(hidden in bound and bound[hidden] == "/host/empty" for hidden in runtime.hidden)
+    assert not any(path in ("/", "/etc", "/home", "/root", str(REPO)) for path in bound)
+    assert "--bind" not in argv  # nothing host-side is writable
+
+
+def test_the_seccomp_program_is_built():
+    program = seccomp.filter_bpf()
+    assert len(program) % 8 == 0 and len(program) > 8 * 20  # BPF instructions are 8 bytes each
+
+
+@pytest.mark.parametrize(("game", "starter"), [("face-to-face", "face_to_face"), ("the-game", "the_game"),
+                                               ("extreme", "extreme")])  # fmt: skip
+def test_starter_bots_play_legally_in_the_sandbox(sandbox_works, game, starter):
+    path = str(REPO / "docs" / "starters" / f"{starter}.py")
+    bots = [BotSpec(path), BotSpec(path)]
+    spec = MatchSpec(game=game, bots=bots, games=6, seed="starters", players=None if game == "face-to-face" else 2,
+                     time_control=TimeControl(turn=5.0, bank=10.0, startup=10.0))  # fmt: skip
+    result = run_match(spec)
+    endings = {game_result.outcome.termination for game_result in result.games}
+    assert endings <= {Termination.STUCK, Termination.ALL_CARDS_PLAYED}, endings
