@@ -142,9 +142,7 @@ def check_reply(message: dict, request_type: str) -> dict:
     if kind != expected:
         raise ProtocolError(f"expected a {expected!r} reply to {request_type!r}, got {kind!r}")
     if kind in ("harness", "ready") and message.get("version") != PROTOCOL_VERSION:
-        raise ProtocolError(
-            f"harness speaks protocol {message.get('version')!r}, runner speaks {PROTOCOL_VERSION}"
-        )
+        raise ProtocolError(f"harness speaks protocol {message.get('version')!r}, runner speaks {PROTOCOL_VERSION}")
     if kind == "turn" and "turn" not in message:
         raise ProtocolError("a 'turn' reply carries no 'turn'")
     return message
@@ -156,9 +154,7 @@ def check_request(message: dict) -> dict:
     if kind not in REQUEST_TYPES:
         raise ProtocolError(f"unknown request type {kind!r}")
     if kind == "hello" and message.get("version") != PROTOCOL_VERSION:
-        raise ProtocolError(
-            f"runner speaks protocol {message.get('version')!r}, harness speaks {PROTOCOL_VERSION}"
-        )
+        raise ProtocolError(f"runner speaks protocol {message.get('version')!r}, harness speaks {PROTOCOL_VERSION}")
     if kind == "new_game" and not isinstance(message.get("info"), dict):
         raise ProtocolError("'new_game' carries no 'info' object")
     if kind == "play" and not isinstance(message.get("observation"), dict):

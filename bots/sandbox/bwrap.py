@@ -39,9 +39,7 @@ class PythonRuntime:
     hidden: tuple[str, ...]  # directories under stdlib that must look empty (site-packages)
     library_files: tuple[str, ...]  # shared libraries inside the prefix (libpython)
     library_dirs: tuple[str, ...]  # real system directories holding the other shared libraries
-    symlinks: tuple[
-        tuple[str, str], ...
-    ]  # (target, link): links the loader follows to reach them (/lib64 -> ...)
+    symlinks: tuple[tuple[str, str], ...]  # (target, link): links the loader follows to reach them (/lib64 -> ...)
 
 
 @functools.lru_cache(maxsize=1)
@@ -121,14 +119,10 @@ class BwrapCommand:
     info_fd: int
     scratch_bytes: int
     runtime: PythonRuntime = field(default_factory=python_runtime)
-    runtime_source: str | None = (
-        None  # where the runtime's prefix is reachable on the host, if not at its path
-    )
+    runtime_source: str | None = None  # where the runtime's prefix is reachable on the host, if not at its path
 
     def _source(self, path: str) -> str:
-        if self.runtime_source and (
-            path == self.runtime.prefix or path.startswith(self.runtime.prefix + "/")
-        ):
+        if self.runtime_source and (path == self.runtime.prefix or path.startswith(self.runtime.prefix + "/")):
             return self.runtime_source + path[len(self.runtime.prefix) :]
         return path
 

@@ -67,9 +67,7 @@ class Channel:
         try:
             data = self.protocol.encode(message)
         except self.protocol.ProtocolError as error:
-            data = self.protocol.encode(
-                {"type": "error", "kind": "protocol", "detail": f"the bot's reply is {error}"}
-            )
+            data = self.protocol.encode({"type": "error", "kind": "protocol", "detail": f"the bot's reply is {error}"})
         view = memoryview(data)
         while view:
             view = view[os.write(self.proto_out, view) :]

@@ -40,12 +40,8 @@ class SandboxLimits:
             value = getattr(self, spec.name)
             if spec.name in ("uid", "gid"):
                 if value is not None and (not isinstance(value, int) or value <= 0):
-                    raise ValueError(
-                        f"SandboxLimits.{spec.name} must be a positive id (never root), got {value!r}"
-                    )
-            elif spec.name != "use_cgroups" and (
-                not isinstance(value, int) or isinstance(value, bool) or value <= 0
-            ):
+                    raise ValueError(f"SandboxLimits.{spec.name} must be a positive id (never root), got {value!r}")
+            elif spec.name != "use_cgroups" and (not isinstance(value, int) or isinstance(value, bool) or value <= 0):
                 raise ValueError(f"SandboxLimits.{spec.name} must be a positive integer, got {value!r}")
 
     def rlimits(self) -> dict[str, int]:

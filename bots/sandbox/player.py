@@ -116,9 +116,7 @@ class _Sandbox:
         if switch and not reachable(runtime.executable, uid, {gid}):
             stage = (runtime.prefix, str(workdir / "runtime"))
         if switch and limits.use_cgroups:
-            self.cgroup = cgroups.create(
-                f"sbx-{os.getpid()}-{workdir.name}", limits.memory_bytes, limits.processes + 8
-            )
+            self.cgroup = cgroups.create(f"sbx-{os.getpid()}-{workdir.name}", limits.memory_bytes, limits.processes + 8)
         seccomp_fd = seccomp.filter_fd()
         info_read, info_write = os.pipe()
         command = BwrapCommand(
@@ -132,9 +130,7 @@ class _Sandbox:
             runtime=runtime,
             runtime_source=stage[1] if stage else None,
         )
-        launcher = (
-            _Launcher(uid, gid, stage, self.cgroup.procs_files if self.cgroup else []) if switch else None
-        )
+        launcher = _Launcher(uid, gid, stage, self.cgroup.procs_files if self.cgroup else []) if switch else None
         try:
             self.process = subprocess.Popen(
                 command.argv(),
@@ -289,9 +285,7 @@ class _Sandbox:
         if not newline:
             if len(self.buffer) > self.limits.reply_bytes:
                 cap = self.limits.reply_bytes
-                self._fail(
-                    Termination.PROTOCOL_ERROR, f"reply to {request_type!r} exceeds {cap} bytes unterminated"
-                )
+                self._fail(Termination.PROTOCOL_ERROR, f"reply to {request_type!r} exceeds {cap} bytes unterminated")
             return None
         self.buffer = rest
         return line
@@ -312,9 +306,7 @@ class _Sandbox:
         if not self.announced:  # it died before running any of the bot's code: bwrap or the host failed
             raise SandboxUnavailable(f"the sandbox could not start (exit {status}): {self.log_tail()}")
         termination, detail = _classify(status, oom)
-        raise BotFailure(
-            termination, f"the sandbox {detail} while handling {request_type!r}", self.log_tail()
-        )
+        raise BotFailure(termination, f"the sandbox {detail} while handling {request_type!r}", self.log_tail())
 
     def kill(self) -> None:
         """SIGKILL the whole sandbox, reap it and release everything it held. Idempotent."""
@@ -439,9 +431,7 @@ class SandboxedPlayer:
         reply, _ = sandbox.request(hello, max(timeout - waited, 0.001))
         if reply["type"] == "error":
             sandbox.kill()
-            termination = (
-                Termination.RESOURCE_LIMIT if reply["kind"] == "resource-limit" else Termination.CRASH
-            )
+            termination = Termination.RESOURCE_LIMIT if reply["kind"] == "resource-limit" else Termination.CRASH
             raise BotFailure(termination, f"the bot failed to load: {reply['detail']}", sandbox.log_tail())
 
     def _live(self) -> _Sandbox:

@@ -31,9 +31,7 @@ def bot_version(source: Path) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def unpack_bot(
-    source: Path, destination: Path, max_bytes: int = MAX_BOT_BYTES, max_files: int = MAX_BOT_FILES
-) -> None:
+def unpack_bot(source: Path, destination: Path, max_bytes: int = MAX_BOT_BYTES, max_files: int = MAX_BOT_FILES) -> None:
     """Write the bot's files into the existing, empty directory `destination`."""
     source = Path(source)
     if not source.is_file():
@@ -86,9 +84,7 @@ def _member_path(archive_name: str, member: zipfile.ZipInfo) -> str:
     name = member.filename
     kind = stat.S_IFMT(member.external_attr >> 16)  # 0 when the archiver recorded no Unix file type
     if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
-        raise BotPackageError(
-            f"{archive_name}: {name} is a link or special file; only plain files are allowed"
-        )
+        raise BotPackageError(f"{archive_name}: {name} is a link or special file; only plain files are allowed")
     if "\\" in name or "\0" in name:
         raise BotPackageError(f"{archive_name}: entry name {name!r} contains a backslash or NUL")
     clean = posixpath.normpath(name.rstrip("/"))
