@@ -8,6 +8,7 @@ persist across the games of a match, so two seats (or two matches) must never sh
 from __future__ import annotations
 
 import importlib.util
+import sys
 from types import ModuleType
 
 HOUSE_BOTS: dict[str, str] = {
@@ -37,5 +38,14 @@ def fresh_module(module_name: str) -> ModuleType:
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot find module {module_name}")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    # Registered only while it executes: class machinery such as dataclasses looks its module up by name.
+    shared = sys.modules.get(module_name)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        if shared is None:
+            del sys.modules[module_name]
+        else:
+            sys.modules[module_name] = shared
     return module
