@@ -134,14 +134,79 @@ class FaceToFaceState(GameState):
         seat = self.to_move
         return FaceToFaceTurn(seat, dict(self.tops), list(self.hands[seat]), self.min_plays(seat))
 
+    def push(self, turn: Turn | dict | list, ms: float | None = None) -> None:
+        """Play the mover's turn; see GameState.push.
+
+        Most turns in a match are plain and legal, so they go through `_push_plain` first: a single pass
+        over the plays with local variables. Anything else (signals, odd shapes, an illegal play) falls
+        through to the general check, which produces the exact error. A test plays random legal and
+        illegal turns through both paths and compares every resulting state.
+        """
+        if self.outcome is None and self._push_plain(turn, ms):
+            return
+        super().push(turn, ms)
+
+    def _push_plain(self, turn: object, ms: float | None) -> bool:
+        if type(turn) is dict:
+            if len(turn) != 1:
+                return False
+            raw_plays = turn.get("plays")
+        elif type(turn) is list:
+            raw_plays = turn
+        else:
+            return False
+        if type(raw_plays) is not list:
+            return False
+        seat = self.to_move
+        hand = self.hands[seat]
+        if len(raw_plays) < (MIN_PLAYS if len(hand) >= MIN_PLAYS else len(hand)):
+            return False
+        tops = self.tops
+        own_up, own_down = OWN_UP[seat], OWN_DOWN[seat]
+        other_up, other_down = OWN_UP[1 - seat], OWN_DOWN[1 - seat]
+        up, down, opponent_up, opponent_down = tops[own_up], tops[own_down], tops[other_up], tops[other_down]
+        left = hand[:]
+        opponent_play = False
+        for play in raw_plays:
+            if type(play) is not list or len(play) != 2:
+                return False
+            card, pile = play
+            if type(card) is not int or card not in left:
+                return False
+            if pile == own_up and (card > up or card == up - 10):
+                up = card
+            elif pile == own_down and (card < down or card == down + 10):
+                down = card
+            elif pile == other_up and not opponent_play and card < opponent_up:
+                opponent_up, opponent_play = card, True
+            elif pile == other_down and not opponent_play and card > opponent_down:
+                opponent_down, opponent_play = card, True
+            else:
+                return False
+            left.remove(card)
+        self.log.turns.append(
+            {"seat": seat, "plays": [[card, pile] for card, pile in raw_plays], "signals": {},
+             "ms": None if ms is None else round(ms, 3)}
+        )  # fmt: skip
+        self.turn_number += 1
+        piles = self.piles
+        for card, pile in raw_plays:
+            piles[pile].append(card)
+        tops[own_up], tops[own_down], tops[other_up], tops[other_down] = up, down, opponent_up, opponent_down
+        self._draw_and_pass(seat, left, opponent_play)
+        return True
+
     def _commit(self, builder: TurnBuilder, turn: Turn) -> None:
         seat = self.to_move
         for play in builder.plays:
             self.piles[play.pile].append(play.card)
         self.tops = builder.tops
-        hand = builder.hand
+        self._draw_and_pass(seat, builder.hand, builder.opponent_play is not None)
+
+    def _draw_and_pass(self, seat: int, hand: list[int], played_on_opponent: bool) -> None:
+        """After the plays: draw, then the win test, then pass the turn (or end the game if the opponent is stuck)."""
         draw = self.draw_piles_reversed[seat]
-        wanted = HAND_SIZE - len(hand) if builder.opponent_play is not None else DRAW_AFTER_OWN_PILES
+        wanted = HAND_SIZE - len(hand) if played_on_opponent else DRAW_AFTER_OWN_PILES
         for _ in range(min(max(wanted, 0), len(draw))):
             hand.append(draw.pop())
         self.hands[seat] = hand
