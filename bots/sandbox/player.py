@@ -108,6 +108,8 @@ class _Sandbox:
         self.log_dropped = 0
         self.buffer = b""
         self.pidfd: int | None = None
+        self.stat_fd: int | None = None  # /proc/PID/stat of the harness, to count its threads
+        self.stopped = False
         self.cgroup: cgroups.Cgroup | None = None
         self.killed = False
         uid, gid, switch = limits.identity()
@@ -219,8 +221,9 @@ class _Sandbox:
             self.child_pid = child
             try:
                 self.pidfd = os.pidfd_open(child)
+                self.stat_fd = os.open(f"/proc/{child}/stat", os.O_RDONLY)
             except OSError:
-                self.pidfd = None  # it is already gone; killing bwrap itself is then enough
+                pass  # it is already gone; killing bwrap itself is then enough
 
     # -- requests --------------------------------------------------------------------------------
     def request(self, message: dict[str, Any] | None, timeout: float) -> tuple[dict[str, Any], float]:
@@ -235,6 +238,9 @@ class _Sandbox:
             extra = protocol.preview(self.buffer)
             self._fail(Termination.PROTOCOL_ERROR, f"unrequested output before {kind!r}: {extra}")
         data = memoryview(protocol.encode(message) if message is not None else b"")
+        if self.stopped:
+            self._signal(signal.SIGCONT)
+            self.stopped = False
         data = self._write(data, kind)  # usually all of it: the harness is waiting to read
         if data:
             self.poller.register(self.stdin, select.POLLOUT)
@@ -263,7 +269,29 @@ class _Sandbox:
         except protocol.ProtocolError as error:
             self._fail(Termination.PROTOCOL_ERROR, f"reply to {kind!r}: {error}")
         self.announced = True
+        if message is not None and self._threaded():
+            # A bot with threads is stopped between its turns, so that no background work can slow the
+            # other bots of the match down. (A single thread is idle there anyway: stopping it would only
+            # cost latency.)
+            self._signal(signal.SIGSTOP)
+            self.stopped = True
         return reply, elapsed
+
+    def _threaded(self) -> bool:
+        if self.stat_fd is None:
+            return False
+        try:
+            fields = os.pread(self.stat_fd, 1024, 0).rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            return False
+        return int(fields[17]) > 1  # num_threads, the 20th field of /proc/PID/stat
+
+    def _signal(self, signum: int) -> None:
+        if self.pidfd is not None:
+            try:
+                signal.pidfd_send_signal(self.pidfd, signum)
+            except ProcessLookupError:
+                pass  # it has exited; the next read sees that
 
     def _write(self, data: memoryview, request_type: str) -> memoryview:
         try:
@@ -335,10 +363,10 @@ class _Sandbox:
                 closing.close()
             except OSError:
                 pass
-        for fd in (self.pidfd, self.info_fd):
+        for fd in (self.pidfd, self.info_fd, self.stat_fd):
             if fd is not None:
                 os.close(fd)
-        self.pidfd = self.info_fd = None
+        self.pidfd = self.info_fd = self.stat_fd = None
         self._remove_cgroup()
 
     def _wait_for_info(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import zipfile
 from pathlib import Path
 
@@ -165,3 +166,33 @@ def test_starter_bots_play_legally_in_the_sandbox(sandbox_works, game, starter):
     result = run_match(spec)
     endings = {game_result.outcome.termination for game_result in result.games}
     assert endings <= {Termination.STUCK, Termination.ALL_CARDS_PLAYED}, endings
+
+
+def _state(pid: int, expected: str) -> str:
+    """The process's state letter, once it is `expected` or after a second (a stop signal takes a moment)."""
+    deadline = time.monotonic() + 1
+    while True:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        if state == expected or time.monotonic() > deadline:
+            return state
+        time.sleep(0.005)
+
+
+def test_a_bot_with_threads_is_stopped_between_its_turns(sandbox_works, tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text(
+        "import threading\nspins = 0\ndef spin():\n    global spins\n    while True:\n        spins += 1\n"
+        "def play(o):\n    if o.get('start'):\n        threading.Thread(target=spin, daemon=True).start()\n"
+        "    return {'plays': [], 'spins': spins}\n"
+    )
+    with SandboxedPlayer(bot) as player:
+        player.start(5)
+        player.play({}, 1)
+        assert _state(player.sandbox_pid, "S") == "S"  # one thread: left alone, asleep in read()
+        player.play({"start": True}, 1)
+        assert _state(player.sandbox_pid, "T") == "T"  # stopped, spinner and all, until its next turn
+        before = player.play({}, 1)[0]["spins"]
+        time.sleep(0.3)
+        after = player.play({}, 1)[0]["spins"]
+        assert _state(player.sandbox_pid, "T") == "T"
+        assert after > before  # it does run during its own turns
