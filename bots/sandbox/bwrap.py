@@ -37,7 +37,7 @@ class PythonRuntime:
     prefix: str
     stdlib: str
     hidden: tuple[str, ...]  # directories under stdlib that must look empty (site-packages)
-    library_files: tuple[str, ...]  # shared libraries inside the prefix (libpython)
+    library_files: tuple[str, ...]  # libpython, when the interpreter links it
     library_dirs: tuple[str, ...]  # real system directories holding the other shared libraries
     symlinks: tuple[tuple[str, str], ...]  # (target, link): links the loader follows to reach them (/lib64 -> ...)
 
@@ -56,7 +56,7 @@ def python_runtime() -> PythonRuntime:
     for library in _shared_libraries(executable):
         real, chain = _resolve(library)
         links.update(chain)
-        if real.startswith(prefix + os.sep):
+        if os.path.basename(real).startswith("libpython"):  # only this one: not its whole directory
             files.add(real)
         else:
             dirs.add(os.path.dirname(real))

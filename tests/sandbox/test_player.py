@@ -196,3 +196,15 @@ def test_a_bot_with_threads_is_stopped_between_its_turns(sandbox_works, tmp_path
         after = player.play({}, 1)[0]["spins"]
         assert _state(player.sandbox_pid, "T") == "T"
         assert after > before  # it does run during its own turns
+
+
+def test_the_standard_library_works_inside(sandbox_works, tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text(
+        "import ctypes, decimal, hashlib, lzma, bz2, sqlite3, ssl, zlib, random, itertools, typing, dataclasses\n"
+        "def play(o):\n    db = sqlite3.connect(':memory:')\n"
+        "    return {'plays': [], 'sum': db.execute('select 2 + 3').fetchone()[0], 'ssl': ssl.OPENSSL_VERSION[:7]}\n"
+    )
+    with SandboxedPlayer(bot) as player:
+        player.start(10)
+        assert player.play({}, 2)[0] == {"plays": [], "sum": 5, "ssl": "OpenSSL"}
