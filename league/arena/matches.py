@@ -10,6 +10,7 @@ import logging
 import os
 import socket
 import tempfile
+import time
 import uuid
 from datetime import timedelta
 from pathlib import Path
@@ -25,6 +26,7 @@ from league.arena.models import BotVersion, Game, GameSeat, Match, on_commit_sen
 log = logging.getLogger(__name__)
 
 STDERR_TAIL_CHARS = 4000
+HEARTBEAT_SECONDS = 1.0
 FORFEITS = {"illegal-turn", "command-broken", "timeout", "crash", "protocol-error", "resource-limit"}
 
 
@@ -87,10 +89,16 @@ def play(match_id: int, worker: str | None = None) -> bool:
         return False
     versions = match.ordered_versions()
     played = 0
+    last_beat = time.monotonic()
 
     def on_game(*_args: Any, **_kwargs: Any) -> None:
-        nonlocal played
+        # A heartbeat (and progress for the pages) at most every HEARTBEAT_SECONDS: fast games would
+        # otherwise cost a database write each.
+        nonlocal played, last_beat
         played += 1
+        if time.monotonic() - last_beat < HEARTBEAT_SECONDS:
+            return
+        last_beat = time.monotonic()
         if not match.heartbeat(token, played):
             raise ClaimLost(f"match {match.pk} was taken over by another worker")
 

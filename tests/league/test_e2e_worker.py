@@ -25,7 +25,17 @@ from django.utils import timezone
 import bots.house
 from league.arena import ladder
 from league.arena.house import house_version
-from league.arena.models import Bot, BotVersion, Rating, RatingFit, Tournament, TournamentEntry
+from league.arena.models import (
+    Bot,
+    BotVersion,
+    Match,
+    MatchEntry,
+    Rating,
+    RatingFit,
+    Tournament,
+    TournamentEntry,
+)
+from league.arena.tasks import play_match
 
 ROOT = Path(__file__).resolve().parents[2]
 HOUSE = Path(bots.house.__file__).parent
@@ -40,38 +50,55 @@ def database_url() -> str:
     return f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
-@pytest.fixture
-def worker(transactional_db, tmp_path) -> Iterator[subprocess.Popen]:
-    """A Celery worker (two processes, beat embedded) on this test database and the configured broker."""
-    env = dict(
+def start_worker(tmp_path: Path, name: str, beat: bool, **env: str) -> subprocess.Popen:
+    """A Celery worker process (two pool processes) on this test database and the configured broker."""
+    environment = dict(
         os.environ,
         DATABASE_URL=database_url(),
-        ARENA_LADDER_MAX_PENDING="0",  # only the tournament plays, so the ratings are steady when compared
-        ARENA_CACHE_DIR=str(tmp_path / "cache"),
-        ARENA_VALIDATION_GAMES="2",
+        ARENA_LADDER_MAX_PENDING="0",  # only what a test queues is played, so results are steady
+        ARENA_CACHE_DIR=str(tmp_path / f"cache-{name}"),
+        **env,
     )
-    log = open(tmp_path / "worker.log", "wb")
+    command = [
+        sys.executable, "-m", "celery", "-A", "league", "worker", "--concurrency", "2", "--hostname", f"{name}@%h",
+        "--queues", settings.CELERY_TASK_DEFAULT_QUEUE, "--without-mingle", "--without-gossip", "--loglevel", "INFO",
+    ]
+    if beat:
+        command += ["--beat", "--schedule", str(tmp_path / f"beat-{name}")]
+    log = open(tmp_path / f"worker-{name}.log", "wb")
     process = subprocess.Popen(
-        [
-            sys.executable, "-m", "celery", "-A", "league", "worker", "--beat", "--concurrency", "2",
-            "--queues", settings.CELERY_TASK_DEFAULT_QUEUE, "--without-mingle", "--without-gossip",
-            "--schedule", str(tmp_path / "beat-schedule"), "--loglevel", "INFO",
-        ],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
-    yield process
+    log.close()
+    return process
+
+
+def stop_worker(process: subprocess.Popen) -> None:
     process.send_signal(signal.SIGQUIT)
     try:
         process.wait(20)
     except subprocess.TimeoutExpired:
         pass
     try:
-        os.killpg(process.pid, signal.SIGKILL)
+        os.killpg(process.pid, signal.SIGKILL)  # the pool processes and any bot they left
     except ProcessLookupError:
         pass
     process.wait()
-    log.close()
-    print((tmp_path / "worker.log").read_text(errors="replace")[-5000:])  # shown only if the test failed
+
+
+@pytest.fixture
+def workers(transactional_db, tmp_path) -> Iterator[Callable[..., subprocess.Popen]]:
+    started: list[subprocess.Popen] = []
+
+    def start(name: str = "w1", beat: bool = True, **env: str) -> subprocess.Popen:
+        started.append(start_worker(tmp_path, name, beat, **env))
+        return started[-1]
+
+    yield start
+    for process in started:
+        stop_worker(process)
+    for log in sorted(tmp_path.glob("worker-*.log")):
+        print(log.name, log.read_text(errors="replace")[-4000:])  # shown only if the test failed
 
 
 def wait_for(what: str, check: Callable[[], bool], process: subprocess.Popen, timeout: float = 180) -> None:
@@ -93,7 +120,8 @@ def upload(client, name: str, content: bytes) -> Bot:
     return Bot.objects.get(name=name)
 
 
-def test_uploads_are_validated_and_a_scheduled_tournament_is_played(client, django_user_model, worker):
+def test_uploads_are_validated_and_a_scheduled_tournament_is_played(client, django_user_model, workers):
+    worker = workers("w1", ARENA_VALIDATION_GAMES="2")
     alice = django_user_model.objects.create_user("alice", password="correct horse battery")
     client.force_login(alice)
     greedy = upload(client, "greedy-copy", (HOUSE / "greedy.py").read_bytes())
@@ -147,3 +175,33 @@ def test_uploads_are_validated_and_a_scheduled_tournament_is_played(client, djan
         assert (shown[pk].games, shown[pk].wins, shown[pk].losses) == (rating.games, rating.wins, rating.losses)
         assert f"{rating.elo:.0f} ± {(rating.high - rating.low) / 2:.0f}" in board
     assert sum(r.games for r in shown.values()) == 24
+
+
+def test_a_match_whose_worker_died_is_played_again_by_another(workers):
+    greedy, rnd = house_version("house:greedy"), house_version("house:random")
+    match = Match.objects.create(kind="exhibition", game="face-to-face", games=3000, seed="kill", rated=False)
+    MatchEntry.objects.bulk_create([MatchEntry(match=match, index=0, version=greedy),
+                                    MatchEntry(match=match, index=1, version=rnd)])
+    first = workers("doomed", beat=False)
+    play_match.delay(match.pk)
+
+    def running() -> bool:
+        match.refresh_from_db()
+        return match.status == "running" and match.games_done > 0
+
+    wait_for("the first worker to start the match", running, first)
+    doomed_claim = match.claimed_by
+    os.killpg(first.pid, signal.SIGKILL)  # the whole worker dies mid-match: no clean-up, no ack
+    first.wait()
+    assert not match.played_games.exists()
+
+    second = workers("rescuer", beat=True, ARENA_MATCH_LEASE_SECONDS="5", ARENA_SWEEP_INTERVAL="1")
+
+    def done() -> bool:
+        match.refresh_from_db()
+        return match.status == "done"
+
+    wait_for("the second worker to replay the match", done, second)
+    assert match.attempts == 2 and match.claimed_by != doomed_claim
+    assert match.played_games.count() == 3000
+    assert sorted(match.played_games.values_list("index", flat=True)) == list(range(3000))
