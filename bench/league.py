@@ -70,9 +70,27 @@ def run_once(args: argparse.Namespace, workers: int, data_dir: Path, database_ur
     log_path = data_dir / f"worker-{workers}.log"
     with open(log_path, "wb") as log:
         worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "league", "worker", "--concurrency", str(workers),
-             "--queues", os.environ["ARENA_QUEUE"], "--without-mingle", "--without-gossip", "--loglevel", "INFO"],
-            cwd=ROOT, env=dict(os.environ), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "league",
+                "worker",
+                "--concurrency",
+                str(workers),
+                "--queues",
+                os.environ["ARENA_QUEUE"],
+                "--without-mingle",
+                "--without-gossip",
+                "--loglevel",
+                "INFO",
+            ],
+            cwd=ROOT,
+            env=dict(os.environ),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     try:
         deadline = time.monotonic() + 60
@@ -108,9 +126,16 @@ def run_once(args: argparse.Namespace, workers: int, data_dir: Path, database_ur
     cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
     played, planned = tournament.progress()
     failed = tournament.matches.filter(status="failed").count()
-    return {"workers": workers, "matches": len(matches), "games": played, "planned": planned,
-            "failed_matches": failed, "seconds": round(elapsed, 2), "games_per_second": round(played / elapsed, 1),
-            "worker_cpu_seconds": round(cpu, 1)}
+    return {
+        "workers": workers,
+        "matches": len(matches),
+        "games": played,
+        "planned": planned,
+        "failed_matches": failed,
+        "seconds": round(elapsed, 2),
+        "games_per_second": round(played / elapsed, 1),
+        "worker_cpu_seconds": round(cpu, 1),
+    }
 
 
 def fresh_postgres(url: str, name: str) -> str:
@@ -156,8 +181,10 @@ def main() -> None:
     counts = [int(n) for n in args.workers.split(",")]
     pairings = args.bots * (args.bots - 1)
     setup = "SQLite + filesystem broker" if args.embedded else f"PostgreSQL + {urlsplit(args.broker_url).scheme}"
-    print(f"double round robin: {args.bots} bots ({args.house}), {pairings} matches x {args.games} games "
-          f"= {pairings * args.games} games; {setup}")
+    print(
+        f"double round robin: {args.bots} bots ({args.house}), {pairings} matches x {args.games} games "
+        f"= {pairings * args.games} games; {setup}"
+    )
     results = []
     for workers in counts:
         with tempfile.TemporaryDirectory(prefix="arena-bench-") as data_dir:
@@ -167,9 +194,20 @@ def main() -> None:
                 url = fresh_postgres(args.database_url, f"arena_bench_{os.getpid()}_{workers}")
             try:
                 child = subprocess.run(
-                    [sys.executable, __file__, *sys.argv[1:], "--run", str(workers), "--data-dir", data_dir,
-                     "--run-database-url", url],
-                    capture_output=True, text=True, cwd=ROOT,
+                    [
+                        sys.executable,
+                        __file__,
+                        *sys.argv[1:],
+                        "--run",
+                        str(workers),
+                        "--data-dir",
+                        data_dir,
+                        "--run-database-url",
+                        url,
+                    ],
+                    capture_output=True,
+                    text=True,
+                    cwd=ROOT,
                 )
             finally:
                 if not args.embedded:
@@ -178,9 +216,12 @@ def main() -> None:
             raise SystemExit(f"run with {workers} worker(s) failed:\n{child.stdout[-2000:]}{child.stderr[-3000:]}")
         result = json.loads(child.stdout.strip().splitlines()[-1])
         results.append(result)
-        print(f"{workers} worker process(es): {result['games']} games in {result['seconds']:.1f} s "
-              f"= {result['games_per_second']:.1f} games/s, worker CPU {result['worker_cpu_seconds']:.1f} s "
-              f"({result['failed_matches']} failed matches)", flush=True)
+        print(
+            f"{workers} worker process(es): {result['games']} games in {result['seconds']:.1f} s "
+            f"= {result['games_per_second']:.1f} games/s, worker CPU {result['worker_cpu_seconds']:.1f} s "
+            f"({result['failed_matches']} failed matches)",
+            flush=True,
+        )
     if len(results) >= 2:
         base = results[0]
         for result in results[1:]:

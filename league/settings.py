@@ -143,11 +143,15 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TASK_DEFAULT_QUEUE = env_str("ARENA_QUEUE", "arena")
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
-    "ladder": {"task": "league.arena.tasks.schedule_ladder", "schedule": timedelta(seconds=env_int(
-        "ARENA_LADDER_INTERVAL", 30, minimum=1))},
+    "ladder": {
+        "task": "league.arena.tasks.schedule_ladder",
+        "schedule": timedelta(seconds=env_int("ARENA_LADDER_INTERVAL", 30, minimum=1)),
+    },
     "tournaments": {"task": "league.arena.tasks.start_due_tournaments", "schedule": timedelta(seconds=10)},
-    "sweep": {"task": "league.arena.tasks.requeue_lost_matches", "schedule": timedelta(seconds=env_int(
-        "ARENA_SWEEP_INTERVAL", 60, minimum=1))},
+    "sweep": {
+        "task": "league.arena.tasks.requeue_lost_matches",
+        "schedule": timedelta(seconds=env_int("ARENA_SWEEP_INTERVAL", 60, minimum=1)),
+    },
 }
 
 # --- The arena ----------------------------------------------------------------------------

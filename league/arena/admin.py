@@ -105,8 +105,16 @@ class MatchAdmin(admin.ModelAdmin):
     list_display = ("pk", "kind", "game", "tournament", "status", "games_done", "games", "attempts", "claimed_by")
     list_filter = ("status", "kind", "game")
     readonly_fields = (
-        "status", "claim_token", "claimed_by", "attempts", "games_done", "error",
-        "queued_at", "started_at", "heartbeat_at", "finished_at",
+        "status",
+        "claim_token",
+        "claimed_by",
+        "attempts",
+        "games_done",
+        "error",
+        "queued_at",
+        "started_at",
+        "heartbeat_at",
+        "finished_at",
     )
     inlines = [MatchEntryInline]
 

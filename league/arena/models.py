@@ -145,7 +145,7 @@ class Tournament(models.Model):
     format = models.CharField(max_length=20, choices=Format.choices, default=Format.ROUND_ROBIN)
     games_per_pairing = models.PositiveIntegerField(default=10, validators=[MinValueValidator(1)])
     duplicate = models.BooleanField(
-        default=True, help_text="Each deal is played twice with the seats swapped, which cancels the luck of the deal."
+        default=True, help_text="Each deal is played twice with the seats swapped, cancelling the luck of the deal."
     )
     turn_seconds = models.FloatField(default=1.0, validators=[MinValueValidator(0.001)])
     bank_seconds = models.FloatField(default=10.0, validators=[MinValueValidator(0.0)])
@@ -242,9 +242,7 @@ class Match(models.Model):
 
     kind = models.CharField(max_length=12, choices=Kind.choices)
     game = models.CharField(max_length=20, choices=GAME_CHOICES, default=FACE_TO_FACE)
-    tournament = models.ForeignKey(
-        Tournament, on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
-    )
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, null=True, blank=True, related_name="matches")
     versions = models.ManyToManyField(BotVersion, through="MatchEntry", related_name="matches")
     games = models.PositiveIntegerField(validators=[MinValueValidator(1), MaxValueValidator(100_000)])
     players = models.PositiveSmallIntegerField(
@@ -292,14 +290,18 @@ class Match(models.Model):
         """
         token = uuid.uuid4()
         now = timezone.now()
-        taken = Match.objects.filter(pk=self.pk).claimable(lease).update(
-            status=self.Status.RUNNING,
-            claim_token=token,
-            claimed_by=worker[:200],
-            attempts=F("attempts") + 1,
-            games_done=0,
-            started_at=now,
-            heartbeat_at=now,
+        taken = (
+            Match.objects.filter(pk=self.pk)
+            .claimable(lease)
+            .update(
+                status=self.Status.RUNNING,
+                claim_token=token,
+                claimed_by=worker[:200],
+                attempts=F("attempts") + 1,
+                games_done=0,
+                started_at=now,
+                heartbeat_at=now,
+            )
         )
         if taken != 1:
             return None

@@ -89,9 +89,7 @@ def _check_zip(data: bytes) -> None:
                 raise UploadRejected(f"the zip holds an encrypted entry: {name}")
             unpacked += member.file_size
             if unpacked > settings.ARENA_MAX_UNPACKED_BYTES:
-                raise UploadRejected(
-                    f"the zip unpacks to more than {_mib(settings.ARENA_MAX_UNPACKED_BYTES)}"
-                )
+                raise UploadRejected(f"the zip unpacks to more than {_mib(settings.ARENA_MAX_UNPACKED_BYTES)}")
             ratio = member.file_size / max(member.compress_size, 1)
             if member.file_size > 1024 and ratio > settings.ARENA_MAX_COMPRESSION_RATIO:
                 raise UploadRejected(

@@ -88,7 +88,9 @@ def bot_page(request: HttpRequest, bot: Bot) -> HttpResponse:
     context = _versions_context(request, bot)
     context["form"] = NewVersionForm() if context["is_owner"] else None
     context["matches"] = (
-        Match.objects.filter(entries__version__bot=bot).exclude(kind=Match.Kind.VALIDATION).distinct()
+        Match.objects.filter(entries__version__bot=bot)
+        .exclude(kind=Match.Kind.VALIDATION)
+        .distinct()
         .prefetch_related("entries__version__bot__owner")[:20]
     )
     return render(request, "arena/bot.html", context)

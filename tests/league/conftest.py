@@ -89,20 +89,35 @@ def record_games(db):
 
     def record(a, b, winners, tournament=None, kind="ladder", rated=True):
         match = Match.objects.create(
-            kind=kind, game="face-to-face", games=len(winners), seed="s", tournament=tournament,
-            rated=rated, status=Match.Status.DONE, games_done=len(winners),
+            kind=kind,
+            game="face-to-face",
+            games=len(winners),
+            seed="s",
+            tournament=tournament,
+            rated=rated,
+            status=Match.Status.DONE,
+            games_done=len(winners),
         )
-        MatchEntry.objects.bulk_create([MatchEntry(match=match, index=0, version=a),
-                                        MatchEntry(match=match, index=1, version=b)])
+        MatchEntry.objects.bulk_create(
+            [MatchEntry(match=match, index=0, version=a), MatchEntry(match=match, index=1, version=b)]
+        )
         for index, winner in enumerate(winners):
             game = Game.objects.create(
-                match=match, index=index, game="face-to-face", seed=f"s{index}", start_seat=0,
-                termination="stuck", winner_seat=winner, log_zlib=Game.compress_log({}),
+                match=match,
+                index=index,
+                game="face-to-face",
+                seed=f"s{index}",
+                start_seat=0,
+                termination="stuck",
+                winner_seat=winner,
+                log_zlib=Game.compress_log({}),
             )
-            GameSeat.objects.bulk_create([
-                GameSeat(game=game, seat=0, version=a, points=1.0 if winner == 0 else 0.0),
-                GameSeat(game=game, seat=1, version=b, points=1.0 if winner == 1 else 0.0),
-            ])
+            GameSeat.objects.bulk_create(
+                [
+                    GameSeat(game=game, seat=0, version=a, points=1.0 if winner == 0 else 0.0),
+                    GameSeat(game=game, seat=1, version=b, points=1.0 if winner == 1 else 0.0),
+                ]
+            )
         return match
 
     return record

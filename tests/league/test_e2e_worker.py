@@ -60,8 +60,22 @@ def start_worker(tmp_path: Path, name: str, beat: bool, **env: str) -> subproces
         **env,
     )
     command = [
-        sys.executable, "-m", "celery", "-A", "league", "worker", "--concurrency", "2", "--hostname", f"{name}@%h",
-        "--queues", settings.CELERY_TASK_DEFAULT_QUEUE, "--without-mingle", "--without-gossip", "--loglevel", "INFO",
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "league",
+        "worker",
+        "--concurrency",
+        "2",
+        "--hostname",
+        f"{name}@%h",
+        "--queues",
+        settings.CELERY_TASK_DEFAULT_QUEUE,
+        "--without-mingle",
+        "--without-gossip",
+        "--loglevel",
+        "INFO",
     ]
     if beat:
         command += ["--beat", "--schedule", str(tmp_path / f"beat-{name}")]
@@ -180,8 +194,9 @@ def test_uploads_are_validated_and_a_scheduled_tournament_is_played(client, djan
 def test_a_match_whose_worker_died_is_played_again_by_another(workers):
     greedy, rnd = house_version("house:greedy"), house_version("house:random")
     match = Match.objects.create(kind="exhibition", game="face-to-face", games=3000, seed="kill", rated=False)
-    MatchEntry.objects.bulk_create([MatchEntry(match=match, index=0, version=greedy),
-                                    MatchEntry(match=match, index=1, version=rnd)])
+    MatchEntry.objects.bulk_create(
+        [MatchEntry(match=match, index=0, version=greedy), MatchEntry(match=match, index=1, version=rnd)]
+    )
     first = workers("doomed", beat=False)
     play_match.delay(match.pk)
 

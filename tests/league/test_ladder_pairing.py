@@ -28,8 +28,9 @@ def test_members_are_the_newest_active_version_of_each_bot(alice, bob, make_vers
     assert sorted(v.pk for v in ladder.members("face-to-face")) == sorted([new.pk, b.pk])
 
 
-def test_schedule_queues_ladder_matches_up_to_the_limit(alice, bob, make_version, settings, sent,
-                                                        django_capture_on_commit_callbacks):
+def test_schedule_queues_ladder_matches_up_to_the_limit(
+    alice, bob, make_version, settings, sent, django_capture_on_commit_callbacks
+):
     settings.ARENA_LADDER_MAX_PENDING = 2
     settings.ARENA_LADDER_GAMES = 6
     versions = [make_version(alice, n) for n in "abcde"]

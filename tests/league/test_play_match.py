@@ -55,8 +55,9 @@ def test_a_worker_that_lost_its_claim_stores_nothing(house_match, sent, monkeypa
     assert not Game.objects.exists()
 
 
-def test_a_broken_runner_puts_the_match_back(house_match, sent, monkeypatch, settings,
-                                               django_capture_on_commit_callbacks):
+def test_a_broken_runner_puts_the_match_back(
+    house_match, sent, monkeypatch, settings, django_capture_on_commit_callbacks
+):
     import bots.match
 
     def broken(spec, on_game=None):

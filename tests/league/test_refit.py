@@ -15,8 +15,17 @@ def test_it_fits_every_rated_game(alice, bob, make_version, record_games):
     record_games(a, c, [0, 1], rated=False)  # unrated (validation) games never count
     assert ladder.refit("face-to-face") is True
     expected = ratings.fit_ratings(
-        [(a.pk, b.pk, 1), (a.pk, b.pk, 1), (a.pk, b.pk, 1), (a.pk, b.pk, 0), (b.pk, a.pk, 0), (b.pk, a.pk, 1),
-         (b.pk, c.pk, 1), (b.pk, c.pk, 1), (b.pk, c.pk, 0)],
+        [
+            (a.pk, b.pk, 1),
+            (a.pk, b.pk, 1),
+            (a.pk, b.pk, 1),
+            (a.pk, b.pk, 0),
+            (b.pk, a.pk, 0),
+            (b.pk, a.pk, 1),
+            (b.pk, c.pk, 1),
+            (b.pk, c.pk, 1),
+            (b.pk, c.pk, 0),
+        ],
         prior_games=2.0,
     )
     stored = {r.version_id: r for r in Rating.objects.all()}

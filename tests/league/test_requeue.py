@@ -13,10 +13,18 @@ def test_it_resends_lost_matches_once(db, sent, settings):
     old = timezone.now() - timedelta(seconds=61)
     fresh = Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="a")
     waiting = Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="b", queued_at=old)
-    dead = Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="c", queued_at=old,
-                                status="running", heartbeat_at=old)
-    alive = Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="d", queued_at=old,
-                                 status="running", heartbeat_at=timezone.now())
+    dead = Match.objects.create(
+        kind="ladder", game="face-to-face", games=1, seed="c", queued_at=old, status="running", heartbeat_at=old
+    )
+    alive = Match.objects.create(
+        kind="ladder",
+        game="face-to-face",
+        games=1,
+        seed="d",
+        queued_at=old,
+        status="running",
+        heartbeat_at=timezone.now(),
+    )
     Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="e", queued_at=old, status="done")
     assert matches.requeue_lost() == 2
     assert sorted(sent) == sorted([("play_match", (waiting.pk,)), ("play_match", (dead.pk,))])

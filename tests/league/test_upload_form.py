@@ -10,15 +10,15 @@ GOOD_BOT = b"def play(observation):\n    return []\n"
 
 def post_new_bot(client, content, filename="bot.py", name="mybot"):
     upload = SimpleUploadedFile(filename, content)
-    return client.post(
-        reverse("new-bot"), {"name": name, "game": "face-to-face", "description": "d", "file": upload}
-    )
+    return client.post(reverse("new-bot"), {"name": name, "game": "face-to-face", "description": "d", "file": upload})
 
 
 def nothing_stored():
-    return not Bot.objects.exclude(owner__username="house").exists() and not BotVersion.objects.exclude(
-        kind="house"
-    ).exists() and not Match.objects.exists()
+    return (
+        not Bot.objects.exclude(owner__username="house").exists()
+        and not BotVersion.objects.exclude(kind="house").exists()
+        and not Match.objects.exists()
+    )
 
 
 def test_it_stores_a_new_bot_and_queues_its_validation(client, alice, sent, django_capture_on_commit_callbacks):

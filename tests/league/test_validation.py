@@ -10,7 +10,12 @@ from league.arena.models import Bot, Match
 from league.arena.uploads import add_version, inspect_upload
 
 GREEDY_SOURCE = (Path(bots.house.__file__).parent / "greedy.py").read_bytes()
-CRASHING = b"import sys\ndef play(observation):\n    print('about to fail: secret 42', file=sys.stderr)\n    raise RuntimeError('boom')\n"
+CRASHING = (
+    b"import sys\n"
+    b"def play(observation):\n"
+    b"    print('about to fail: secret 42', file=sys.stderr)\n"
+    b"    raise RuntimeError('boom')\n"
+)
 ILLEGAL = b"def play(observation):\n    return [[observation['hand'][0], 'p0.up']]\n"
 SLOW = b"import time\ndef play(observation):\n    time.sleep(0.3)\n    return []\n"
 

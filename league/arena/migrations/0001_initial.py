@@ -9,7 +9,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -18,238 +17,483 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='BotVersion',
+            name="BotVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('sha256', models.CharField(max_length=64)),
-                ('kind', models.CharField(choices=[('py', 'Python file'), ('zip', 'zip archive'), ('house', 'house bot')], max_length=8)),
-                ('filename', models.CharField(blank=True, max_length=200)),
-                ('size', models.PositiveIntegerField(default=0)),
-                ('content', models.BinaryField(default=b'')),
-                ('status', models.CharField(choices=[('validating', 'validating'), ('active', 'active'), ('failed', 'failed validation')], default='validating', max_length=12)),
-                ('failure_reason', models.TextField(blank=True)),
-                ('stderr_tail', models.TextField(blank=True)),
-                ('created', models.DateTimeField(default=django.utils.timezone.now)),
-                ('validated_at', models.DateTimeField(blank=True, null=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.PositiveIntegerField()),
+                ("sha256", models.CharField(max_length=64)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("py", "Python file"), ("zip", "zip archive"), ("house", "house bot")], max_length=8
+                    ),
+                ),
+                ("filename", models.CharField(blank=True, max_length=200)),
+                ("size", models.PositiveIntegerField(default=0)),
+                ("content", models.BinaryField(default=b"")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("validating", "validating"), ("active", "active"), ("failed", "failed validation")],
+                        default="validating",
+                        max_length=12,
+                    ),
+                ),
+                ("failure_reason", models.TextField(blank=True)),
+                ("stderr_tail", models.TextField(blank=True)),
+                ("created", models.DateTimeField(default=django.utils.timezone.now)),
+                ("validated_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['bot', '-number'],
+                "ordering": ["bot", "-number"],
             },
         ),
         migrations.CreateModel(
-            name='Game',
+            name="Game",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveIntegerField()),
-                ('game', models.CharField(choices=[('face-to-face', 'The Game: Face to Face'), ('the-game', 'The Game'), ('extreme', 'The Game Extreme')], max_length=20)),
-                ('seed', models.CharField(max_length=200)),
-                ('start_seat', models.PositiveSmallIntegerField()),
-                ('termination', models.CharField(max_length=20)),
-                ('winner_seat', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('fault_seat', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('score', models.PositiveSmallIntegerField(blank=True, help_text='Co-op games: cards not placed.', null=True)),
-                ('detail', models.TextField(blank=True)),
-                ('turns', models.PositiveIntegerField(default=0)),
-                ('log_zlib', models.BinaryField()),
-                ('played_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("index", models.PositiveIntegerField()),
+                (
+                    "game",
+                    models.CharField(
+                        choices=[
+                            ("face-to-face", "The Game: Face to Face"),
+                            ("the-game", "The Game"),
+                            ("extreme", "The Game Extreme"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("seed", models.CharField(max_length=200)),
+                ("start_seat", models.PositiveSmallIntegerField()),
+                ("termination", models.CharField(max_length=20)),
+                ("winner_seat", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("fault_seat", models.PositiveSmallIntegerField(blank=True, null=True)),
+                (
+                    "score",
+                    models.PositiveSmallIntegerField(blank=True, help_text="Co-op games: cards not placed.", null=True),
+                ),
+                ("detail", models.TextField(blank=True)),
+                ("turns", models.PositiveIntegerField(default=0)),
+                ("log_zlib", models.BinaryField()),
+                ("played_at", models.DateTimeField(default=django.utils.timezone.now)),
             ],
             options={
-                'ordering': ['match', 'index'],
+                "ordering": ["match", "index"],
             },
         ),
         migrations.CreateModel(
-            name='Match',
+            name="Match",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('validation', 'validation'), ('ladder', 'ladder'), ('tournament', 'tournament'), ('exhibition', 'exhibition')], max_length=12)),
-                ('game', models.CharField(choices=[('face-to-face', 'The Game: Face to Face'), ('the-game', 'The Game'), ('extreme', 'The Game Extreme')], default='face-to-face', max_length=20)),
-                ('games', models.PositiveIntegerField(validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(100000)])),
-                ('players', models.PositiveSmallIntegerField(blank=True, help_text='Seats per game in the co-op games; empty means one seat per entry.', null=True)),
-                ('seed', models.CharField(max_length=100)),
-                ('duplicate', models.BooleanField(default=True)),
-                ('turn_seconds', models.FloatField(default=1.0)),
-                ('bank_seconds', models.FloatField(default=10.0)),
-                ('startup_seconds', models.FloatField(default=5.0)),
-                ('rated', models.BooleanField(default=True)),
-                ('status', models.CharField(choices=[('queued', 'queued'), ('running', 'running'), ('done', 'done'), ('failed', 'failed')], default='queued', max_length=10)),
-                ('claim_token', models.UUIDField(blank=True, editable=False, null=True)),
-                ('claimed_by', models.CharField(blank=True, max_length=200)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('games_done', models.PositiveIntegerField(default=0)),
-                ('error', models.TextField(blank=True)),
-                ('created', models.DateTimeField(default=django.utils.timezone.now)),
-                ('queued_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('heartbeat_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("validation", "validation"),
+                            ("ladder", "ladder"),
+                            ("tournament", "tournament"),
+                            ("exhibition", "exhibition"),
+                        ],
+                        max_length=12,
+                    ),
+                ),
+                (
+                    "game",
+                    models.CharField(
+                        choices=[
+                            ("face-to-face", "The Game: Face to Face"),
+                            ("the-game", "The Game"),
+                            ("extreme", "The Game Extreme"),
+                        ],
+                        default="face-to-face",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "games",
+                    models.PositiveIntegerField(
+                        validators=[
+                            django.core.validators.MinValueValidator(1),
+                            django.core.validators.MaxValueValidator(100000),
+                        ]
+                    ),
+                ),
+                (
+                    "players",
+                    models.PositiveSmallIntegerField(
+                        blank=True,
+                        help_text="Seats per game in the co-op games; empty means one seat per entry.",
+                        null=True,
+                    ),
+                ),
+                ("seed", models.CharField(max_length=100)),
+                ("duplicate", models.BooleanField(default=True)),
+                ("turn_seconds", models.FloatField(default=1.0)),
+                ("bank_seconds", models.FloatField(default=10.0)),
+                ("startup_seconds", models.FloatField(default=5.0)),
+                ("rated", models.BooleanField(default=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("queued", "queued"), ("running", "running"), ("done", "done"), ("failed", "failed")],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("claim_token", models.UUIDField(blank=True, editable=False, null=True)),
+                ("claimed_by", models.CharField(blank=True, max_length=200)),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("games_done", models.PositiveIntegerField(default=0)),
+                ("error", models.TextField(blank=True)),
+                ("created", models.DateTimeField(default=django.utils.timezone.now)),
+                ("queued_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("heartbeat_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'verbose_name_plural': 'matches',
-                'ordering': ['-created'],
+                "verbose_name_plural": "matches",
+                "ordering": ["-created"],
             },
         ),
         migrations.CreateModel(
-            name='RatingFit',
+            name="RatingFit",
             fields=[
-                ('game', models.CharField(choices=[('face-to-face', 'The Game: Face to Face'), ('the-game', 'The Game'), ('extreme', 'The Game Extreme')], max_length=20, primary_key=True, serialize=False)),
-                ('games', models.PositiveIntegerField(default=0)),
-                ('fitted_at', models.DateTimeField(blank=True, null=True)),
+                (
+                    "game",
+                    models.CharField(
+                        choices=[
+                            ("face-to-face", "The Game: Face to Face"),
+                            ("the-game", "The Game"),
+                            ("extreme", "The Game Extreme"),
+                        ],
+                        max_length=20,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                ("games", models.PositiveIntegerField(default=0)),
+                ("fitted_at", models.DateTimeField(blank=True, null=True)),
             ],
         ),
         migrations.CreateModel(
-            name='Tournament',
+            name="Tournament",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('game', models.CharField(choices=[('face-to-face', 'The Game: Face to Face'), ('the-game', 'The Game'), ('extreme', 'The Game Extreme')], default='face-to-face', max_length=20)),
-                ('format', models.CharField(choices=[('round-robin', 'round robin'), ('double-round-robin', 'double round robin')], default='round-robin', max_length=20)),
-                ('games_per_pairing', models.PositiveIntegerField(default=10, validators=[django.core.validators.MinValueValidator(1)])),
-                ('duplicate', models.BooleanField(default=True, help_text='Each deal is played twice with the seats swapped, which cancels the luck of the deal.')),
-                ('turn_seconds', models.FloatField(default=1.0, validators=[django.core.validators.MinValueValidator(0.001)])),
-                ('bank_seconds', models.FloatField(default=10.0, validators=[django.core.validators.MinValueValidator(0.0)])),
-                ('startup_seconds', models.FloatField(default=5.0, validators=[django.core.validators.MinValueValidator(0.001)])),
-                ('scheduled_at', models.DateTimeField(blank=True, help_text='Starts by itself at this time; leave empty to start it by hand.', null=True)),
-                ('status', models.CharField(choices=[('draft', 'not started'), ('running', 'running'), ('finished', 'finished')], default='draft', max_length=10)),
-                ('created', models.DateTimeField(default=django.utils.timezone.now)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=100)),
+                (
+                    "game",
+                    models.CharField(
+                        choices=[
+                            ("face-to-face", "The Game: Face to Face"),
+                            ("the-game", "The Game"),
+                            ("extreme", "The Game Extreme"),
+                        ],
+                        default="face-to-face",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "format",
+                    models.CharField(
+                        choices=[("round-robin", "round robin"), ("double-round-robin", "double round robin")],
+                        default="round-robin",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "games_per_pairing",
+                    models.PositiveIntegerField(default=10, validators=[django.core.validators.MinValueValidator(1)]),
+                ),
+                (
+                    "duplicate",
+                    models.BooleanField(
+                        default=True,
+                        help_text="Each deal is played twice with the seats swapped, cancelling the luck of the deal.",
+                    ),
+                ),
+                (
+                    "turn_seconds",
+                    models.FloatField(default=1.0, validators=[django.core.validators.MinValueValidator(0.001)]),
+                ),
+                (
+                    "bank_seconds",
+                    models.FloatField(default=10.0, validators=[django.core.validators.MinValueValidator(0.0)]),
+                ),
+                (
+                    "startup_seconds",
+                    models.FloatField(default=5.0, validators=[django.core.validators.MinValueValidator(0.001)]),
+                ),
+                (
+                    "scheduled_at",
+                    models.DateTimeField(
+                        blank=True,
+                        help_text="Starts by itself at this time; leave empty to start it by hand.",
+                        null=True,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("draft", "not started"), ("running", "running"), ("finished", "finished")],
+                        default="draft",
+                        max_length=10,
+                    ),
+                ),
+                ("created", models.DateTimeField(default=django.utils.timezone.now)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['-created'],
+                "ordering": ["-created"],
             },
         ),
         migrations.CreateModel(
-            name='Bot',
+            name="Bot",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=40, validators=[django.core.validators.RegexValidator('^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$', "Use 1 to 40 letters, digits, '-' or '_', starting with a letter or digit.")])),
-                ('game', models.CharField(choices=[('face-to-face', 'The Game: Face to Face'), ('the-game', 'The Game'), ('extreme', 'The Game Extreme')], default='face-to-face', max_length=20)),
-                ('description', models.TextField(blank=True, max_length=2000)),
-                ('house_ref', models.CharField(blank=True, help_text='Set for the house bots that ship with the runner, e.g. house:greedy.', max_length=40)),
-                ('created', models.DateTimeField(default=django.utils.timezone.now)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='bots', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "name",
+                    models.CharField(
+                        max_length=40,
+                        validators=[
+                            django.core.validators.RegexValidator(
+                                "^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$",
+                                "Use 1 to 40 letters, digits, '-' or '_', starting with a letter or digit.",
+                            )
+                        ],
+                    ),
+                ),
+                (
+                    "game",
+                    models.CharField(
+                        choices=[
+                            ("face-to-face", "The Game: Face to Face"),
+                            ("the-game", "The Game"),
+                            ("extreme", "The Game Extreme"),
+                        ],
+                        default="face-to-face",
+                        max_length=20,
+                    ),
+                ),
+                ("description", models.TextField(blank=True, max_length=2000)),
+                (
+                    "house_ref",
+                    models.CharField(
+                        blank=True,
+                        help_text="Set for the house bots that ship with the runner, e.g. house:greedy.",
+                        max_length=40,
+                    ),
+                ),
+                ("created", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="bots", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['owner__username', 'name'],
+                "ordering": ["owner__username", "name"],
             },
         ),
         migrations.CreateModel(
-            name='Rating',
+            name="Rating",
             fields=[
-                ('version', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='rating', serialize=False, to='arena.botversion')),
-                ('game', models.CharField(choices=[('face-to-face', 'The Game: Face to Face'), ('the-game', 'The Game'), ('extreme', 'The Game Extreme')], max_length=20)),
-                ('elo', models.FloatField()),
-                ('low', models.FloatField()),
-                ('high', models.FloatField()),
-                ('games', models.PositiveIntegerField(default=0)),
-                ('wins', models.PositiveIntegerField(default=0)),
-                ('losses', models.PositiveIntegerField(default=0)),
-                ('last_played', models.DateTimeField(blank=True, null=True)),
+                (
+                    "version",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="rating",
+                        serialize=False,
+                        to="arena.botversion",
+                    ),
+                ),
+                (
+                    "game",
+                    models.CharField(
+                        choices=[
+                            ("face-to-face", "The Game: Face to Face"),
+                            ("the-game", "The Game"),
+                            ("extreme", "The Game Extreme"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("elo", models.FloatField()),
+                ("low", models.FloatField()),
+                ("high", models.FloatField()),
+                ("games", models.PositiveIntegerField(default=0)),
+                ("wins", models.PositiveIntegerField(default=0)),
+                ("losses", models.PositiveIntegerField(default=0)),
+                ("last_played", models.DateTimeField(blank=True, null=True)),
             ],
         ),
         migrations.AddField(
-            model_name='botversion',
-            name='bot',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='versions', to='arena.bot'),
+            model_name="botversion",
+            name="bot",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="versions", to="arena.bot"
+            ),
         ),
         migrations.CreateModel(
-            name='GameSeat',
+            name="GameSeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat', models.PositiveSmallIntegerField()),
-                ('points', models.FloatField(blank=True, help_text='Competitive games: 1 for a win, 0 for a loss.', null=True)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='seats', to='arena.game')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='game_seats', to='arena.botversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("seat", models.PositiveSmallIntegerField()),
+                (
+                    "points",
+                    models.FloatField(blank=True, help_text="Competitive games: 1 for a win, 0 for a loss.", null=True),
+                ),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="seats", to="arena.game"
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="game_seats", to="arena.botversion"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['game', 'seat'],
+                "ordering": ["game", "seat"],
             },
         ),
         migrations.AddField(
-            model_name='game',
-            name='match',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='played_games', to='arena.match'),
+            model_name="game",
+            name="match",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="played_games", to="arena.match"
+            ),
         ),
         migrations.CreateModel(
-            name='MatchEntry',
+            name="MatchEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveSmallIntegerField()),
-                ('stderr_tail', models.TextField(blank=True, help_text="Shown to the bot's owner only.")),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='arena.match')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='match_entries', to='arena.botversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("index", models.PositiveSmallIntegerField()),
+                ("stderr_tail", models.TextField(blank=True, help_text="Shown to the bot's owner only.")),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="entries", to="arena.match"
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="match_entries", to="arena.botversion"
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'match entries',
-                'ordering': ['match', 'index'],
+                "verbose_name_plural": "match entries",
+                "ordering": ["match", "index"],
             },
         ),
         migrations.AddField(
-            model_name='match',
-            name='versions',
-            field=models.ManyToManyField(related_name='matches', through='arena.MatchEntry', to='arena.botversion'),
+            model_name="match",
+            name="versions",
+            field=models.ManyToManyField(related_name="matches", through="arena.MatchEntry", to="arena.botversion"),
         ),
         migrations.AddField(
-            model_name='match',
-            name='tournament',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='matches', to='arena.tournament'),
+            model_name="match",
+            name="tournament",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="matches",
+                to="arena.tournament",
+            ),
         ),
         migrations.CreateModel(
-            name='TournamentEntry',
+            name="TournamentEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('bot', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='tournament_entries', to='arena.bot')),
-                ('tournament', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='arena.tournament')),
-                ('version', models.ForeignKey(blank=True, help_text="Frozen to the bot's newest active version when the tournament starts.", null=True, on_delete=django.db.models.deletion.PROTECT, related_name='tournament_entries', to='arena.botversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "bot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="tournament_entries", to="arena.bot"
+                    ),
+                ),
+                (
+                    "tournament",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="entries", to="arena.tournament"
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Frozen to the bot's newest active version when the tournament starts.",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="tournament_entries",
+                        to="arena.botversion",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'tournament entries',
-                'ordering': ['tournament', 'pk'],
+                "verbose_name_plural": "tournament entries",
+                "ordering": ["tournament", "pk"],
             },
         ),
         migrations.AddConstraint(
-            model_name='bot',
-            constraint=models.UniqueConstraint(models.F('owner'), django.db.models.functions.text.Lower('name'), name='bot_name_unique_per_owner'),
+            model_name="bot",
+            constraint=models.UniqueConstraint(
+                models.F("owner"), django.db.models.functions.text.Lower("name"), name="bot_name_unique_per_owner"
+            ),
         ),
         migrations.AddIndex(
-            model_name='rating',
-            index=models.Index(fields=['game', '-elo'], name='arena_ratin_game_fdae87_idx'),
+            model_name="rating",
+            index=models.Index(fields=["game", "-elo"], name="arena_ratin_game_fdae87_idx"),
         ),
         migrations.AddIndex(
-            model_name='botversion',
-            index=models.Index(fields=['status'], name='arena_botve_status_732fba_idx'),
+            model_name="botversion",
+            index=models.Index(fields=["status"], name="arena_botve_status_732fba_idx"),
         ),
         migrations.AddConstraint(
-            model_name='botversion',
-            constraint=models.UniqueConstraint(models.F('bot'), models.F('number'), name='version_number_unique_per_bot'),
+            model_name="botversion",
+            constraint=models.UniqueConstraint(
+                models.F("bot"), models.F("number"), name="version_number_unique_per_bot"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='botversion',
-            constraint=models.UniqueConstraint(models.F('bot'), models.F('sha256'), name='version_content_unique_per_bot'),
+            model_name="botversion",
+            constraint=models.UniqueConstraint(
+                models.F("bot"), models.F("sha256"), name="version_content_unique_per_bot"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='gameseat',
-            constraint=models.UniqueConstraint(models.F('game'), models.F('seat'), name='game_seat_unique'),
+            model_name="gameseat",
+            constraint=models.UniqueConstraint(models.F("game"), models.F("seat"), name="game_seat_unique"),
         ),
         migrations.AddConstraint(
-            model_name='game',
-            constraint=models.UniqueConstraint(models.F('match'), models.F('index'), name='game_index_unique_per_match'),
+            model_name="game",
+            constraint=models.UniqueConstraint(
+                models.F("match"), models.F("index"), name="game_index_unique_per_match"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='matchentry',
-            constraint=models.UniqueConstraint(models.F('match'), models.F('index'), name='match_entry_index_unique'),
+            model_name="matchentry",
+            constraint=models.UniqueConstraint(models.F("match"), models.F("index"), name="match_entry_index_unique"),
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['status', 'kind'], name='arena_match_status_844544_idx'),
+            model_name="match",
+            index=models.Index(fields=["status", "kind"], name="arena_match_status_844544_idx"),
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['game', 'rated', 'status'], name='arena_match_game_be227d_idx'),
+            model_name="match",
+            index=models.Index(fields=["game", "rated", "status"], name="arena_match_game_be227d_idx"),
         ),
         migrations.AddConstraint(
-            model_name='tournamententry',
-            constraint=models.UniqueConstraint(models.F('tournament'), models.F('bot'), name='one_entry_per_bot'),
+            model_name="tournamententry",
+            constraint=models.UniqueConstraint(models.F("tournament"), models.F("bot"), name="one_entry_per_bot"),
         ),
     ]

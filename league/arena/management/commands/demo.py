@@ -78,10 +78,21 @@ class Command(BaseCommand):
     def _start(self, options: dict[str, Any]) -> list[subprocess.Popen]:
         manage = str(Path(settings.BASE_DIR) / "manage.py")
         worker = [
-            sys.executable, "-m", "celery", "-A", "league", "worker", "--beat",
-            "--concurrency", str(options["workers"]), "--loglevel", "INFO",
-            "--without-mingle", "--without-gossip",
-            "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME,
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "league",
+            "worker",
+            "--beat",
+            "--concurrency",
+            str(options["workers"]),
+            "--loglevel",
+            "INFO",
+            "--without-mingle",
+            "--without-gossip",
+            "--schedule",
+            settings.CELERY_BEAT_SCHEDULE_FILENAME,
         ]
         web = [sys.executable, manage, "runserver", f"{options['host']}:{options['port']}", "--noreload"]
         # Own sessions: Ctrl-C reaches only this command, which then stops each child's whole group.
