@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -70,7 +71,11 @@ def new_bot(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"{bot.name} v1 is uploaded; its validation games are queued.")
             return redirect(bot)
-    return render(request, "arena/new_bot.html", {"form": form})
+    limits = {
+        "max_py_mib": settings.ARENA_MAX_PY_BYTES / (1 << 20),
+        "max_zip_mib": settings.ARENA_MAX_ZIP_BYTES / (1 << 20),
+    }
+    return render(request, "arena/new_bot.html", {"form": form, **limits})
 
 
 def _versions_context(request: HttpRequest, bot: Bot) -> dict:

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
 # A private data folder (SQLite test database, filesystem broker) and queue: no demo or other run interferes.
@@ -18,7 +24,9 @@ import django  # noqa: E402
 django.setup()
 
 import pytest  # noqa: E402
+from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
+from django.db import connection  # noqa: E402
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -121,3 +129,97 @@ def record_games(db):
         return match
 
     return record
+
+
+# --- Real Celery worker processes, for the end-to-end and browser tests ---------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def database_url() -> str:
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def start_worker(tmp_path: Path, name: str, beat: bool, **env: str) -> subprocess.Popen:
+    """A Celery worker process (two pool processes) on this test database and the configured broker."""
+    environment = dict(
+        os.environ,
+        DATABASE_URL=database_url(),
+        ARENA_LADDER_MAX_PENDING="0",  # only what a test queues is played, so results are steady
+        ARENA_CACHE_DIR=str(tmp_path / f"cache-{name}"),
+        **env,
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "league",
+        "worker",
+        "--concurrency",
+        "2",
+        "--hostname",
+        f"{name}@%h",
+        "--queues",
+        settings.CELERY_TASK_DEFAULT_QUEUE,
+        "--without-mingle",
+        "--without-gossip",
+        "--loglevel",
+        "INFO",
+    ]
+    if beat:
+        command += ["--beat", "--schedule", str(tmp_path / f"beat-{name}")]
+    log = open(tmp_path / f"worker-{name}.log", "wb")
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    log.close()
+    return process
+
+
+def stop_worker(process: subprocess.Popen) -> None:
+    process.send_signal(signal.SIGQUIT)
+    try:
+        process.wait(20)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)  # the pool processes and any bot they left
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
+@pytest.fixture
+def workers(transactional_db, tmp_path) -> Iterator[Callable[..., subprocess.Popen]]:
+    started: list[subprocess.Popen] = []
+
+    def start(name: str = "w1", beat: bool = True, **env: str) -> subprocess.Popen:
+        started.append(start_worker(tmp_path, name, beat, **env))
+        return started[-1]
+
+    yield start
+    for process in started:
+        stop_worker(process)
+    for log in sorted(tmp_path.glob("worker-*.log")):
+        print(log.name, log.read_text(errors="replace")[-4000:])  # shown only if the test failed
+
+
+def _wait_for(what: str, check: Callable[[], bool], process: subprocess.Popen, timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        assert process.poll() is None, f"the worker died (exit {process.returncode}) while waiting for {what}"
+        time.sleep(0.5)
+    pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+@pytest.fixture
+def wait_for() -> Callable[..., None]:
+    """wait_for(what, check, worker_process, timeout=180): poll until check() holds, failing if the worker dies."""
+    return _wait_for

@@ -8,17 +8,11 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
@@ -37,92 +31,8 @@ from league.arena.models import (
 )
 from league.arena.tasks import play_match
 
-ROOT = Path(__file__).resolve().parents[2]
 HOUSE = Path(bots.house.__file__).parent
 BROKEN = b"def play(observation):\n    raise KeyError('no such pile: p9.up')\n"
-
-
-def database_url() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
-def start_worker(tmp_path: Path, name: str, beat: bool, **env: str) -> subprocess.Popen:
-    """A Celery worker process (two pool processes) on this test database and the configured broker."""
-    environment = dict(
-        os.environ,
-        DATABASE_URL=database_url(),
-        ARENA_LADDER_MAX_PENDING="0",  # only what a test queues is played, so results are steady
-        ARENA_CACHE_DIR=str(tmp_path / f"cache-{name}"),
-        **env,
-    )
-    command = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "league",
-        "worker",
-        "--concurrency",
-        "2",
-        "--hostname",
-        f"{name}@%h",
-        "--queues",
-        settings.CELERY_TASK_DEFAULT_QUEUE,
-        "--without-mingle",
-        "--without-gossip",
-        "--loglevel",
-        "INFO",
-    ]
-    if beat:
-        command += ["--beat", "--schedule", str(tmp_path / f"beat-{name}")]
-    log = open(tmp_path / f"worker-{name}.log", "wb")
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    log.close()
-    return process
-
-
-def stop_worker(process: subprocess.Popen) -> None:
-    process.send_signal(signal.SIGQUIT)
-    try:
-        process.wait(20)
-    except subprocess.TimeoutExpired:
-        pass
-    try:
-        os.killpg(process.pid, signal.SIGKILL)  # the pool processes and any bot they left
-    except ProcessLookupError:
-        pass
-    process.wait()
-
-
-@pytest.fixture
-def workers(transactional_db, tmp_path) -> Iterator[Callable[..., subprocess.Popen]]:
-    started: list[subprocess.Popen] = []
-
-    def start(name: str = "w1", beat: bool = True, **env: str) -> subprocess.Popen:
-        started.append(start_worker(tmp_path, name, beat, **env))
-        return started[-1]
-
-    yield start
-    for process in started:
-        stop_worker(process)
-    for log in sorted(tmp_path.glob("worker-*.log")):
-        print(log.name, log.read_text(errors="replace")[-4000:])  # shown only if the test failed
-
-
-def wait_for(what: str, check: Callable[[], bool], process: subprocess.Popen, timeout: float = 180) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        assert process.poll() is None, f"the worker died (exit {process.returncode}) while waiting for {what}"
-        time.sleep(0.5)
-    pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 def upload(client, name: str, content: bytes) -> Bot:
@@ -134,7 +44,7 @@ def upload(client, name: str, content: bytes) -> Bot:
     return Bot.objects.get(name=name)
 
 
-def test_uploads_are_validated_and_a_scheduled_tournament_is_played(client, django_user_model, workers):
+def test_uploads_are_validated_and_a_scheduled_tournament_is_played(client, django_user_model, workers, wait_for):
     worker = workers("w1", ARENA_VALIDATION_GAMES="2")
     alice = django_user_model.objects.create_user("alice", password="correct horse battery")
     client.force_login(alice)
@@ -191,7 +101,7 @@ def test_uploads_are_validated_and_a_scheduled_tournament_is_played(client, djan
     assert sum(r.games for r in shown.values()) == 24
 
 
-def test_a_match_whose_worker_died_is_played_again_by_another(workers):
+def test_a_match_whose_worker_died_is_played_again_by_another(workers, wait_for):
     greedy, rnd = house_version("house:greedy"), house_version("house:random")
     match = Match.objects.create(kind="exhibition", game="face-to-face", games=3000, seed="kill", rated=False)
     MatchEntry.objects.bulk_create(
