@@ -14,8 +14,9 @@ import stat
 import zipfile
 from pathlib import Path
 
-MAX_BOT_BYTES = 16 * 1024 * 1024  # unpacked size of one bot
-MAX_BOT_FILES = 512
+# The league's upload checks (league/settings.py) use the same defaults, so a bot it accepts also unpacks here.
+MAX_BOT_BYTES = 50 * 1024 * 1024  # unpacked size of one bot
+MAX_BOT_FILES = 200
 
 
 class BotPackageError(ValueError):
