@@ -20,12 +20,17 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.killpg(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+def alive(group: int) -> bool:
+    """Whether any process of this process group still runs (zombies waiting to be reaped do not count)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # it exited while we looked
+        state, pgrp = fields[0], int(fields[2])
+        if pgrp == group and state != "Z":
+            return True
+    return False
 
 
 def test_demo_serves_the_league_and_ctrl_c_stops_everything(tmp_path):
