@@ -379,7 +379,8 @@ class Game(models.Model):
             outcome = games.replay(log)
         except games.LogMismatch as error:
             raise LogTampered(f"game {self.pk}: the stored log does not replay: {error}") from error
-        if outcome.termination.value != self.termination or outcome.winner != self.winner_seat:
+        recorded = (self.termination, self.winner_seat, self.score)
+        if (outcome.termination.value, outcome.winner, outcome.score) != recorded:
             raise LogTampered(
                 f"game {self.pk}: the log replays to {outcome.termination.value} (winner {outcome.winner}), "
                 f"but {self.termination} (winner {self.winner_seat}) was recorded"

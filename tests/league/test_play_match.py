@@ -85,3 +85,12 @@ def test_a_tampered_log_is_refused_when_read(house_match, sent):
     game.save()
     with pytest.raises(LogTampered, match=f"game {game.pk}: the stored log does not replay"):
         game.verified_log()
+
+
+def test_a_result_changed_in_the_database_is_refused_when_read(house_match, sent):
+    matches.play(house_match.pk, worker="test:1")
+    game = Game.objects.filter(match=house_match).first()
+    game.winner_seat = 1 - game.winner_seat
+    game.save()
+    with pytest.raises(LogTampered, match=f"game {game.pk}: the log replays to"):
+        game.verified_log()
