@@ -28,10 +28,10 @@ HAND_SIZE = 6
 ONE_PILE_COST = 1.0  # a remaining card that now fits only one of our piles
 DEAD_COST = 4.0  # a remaining card that fits neither of our piles
 CROWD_COST = 2.0  # grows with the square of the cards left to a single pile
-PROGRESS = -0.5  # each card placed this turn (negative: a card kept is worth more than one placed early)
-HAND_COST = {6: 0.0, 5: 1.5, 4: 4.0, 3: 8.0, 2: 13.0, 1: 20.0, 0: 28.0}  # hand held after drawing
+PROGRESS = -4.0  # each card placed this turn (negative: a card kept is worth more than one placed early)
+SHORT_HAND_COST = 1.4  # a hand of 6 - k cards after drawing costs this times 1 + 2 + ... + k
 TRICK_IN_HAND = 1.5  # a card kept in hand that is a backwards trick on our pile right now
-HELP_WEIGHT = 1.0  # how much the opponent's gain from our card on their pile counts against us
+HELP_WEIGHT = 0.3  # how much the opponent's gain from our card on their pile counts against us
 WIN = 1e9
 
 
@@ -127,7 +127,8 @@ class Scorer:
         held = kept + max(0, min(draws, self.view.draw_left))
         if held == 0:
             return WIN
-        value = PROGRESS * played - HAND_COST[min(held, HAND_SIZE)] - position_cost(*fits)
+        short = max(0, HAND_SIZE - held)
+        value = PROGRESS * played - SHORT_HAND_COST * short * (short + 1) / 2 - position_cost(*fits)
         value += TRICK_IN_HAND * tricks_kept
         if dump is not None:
             value -= HELP_WEIGHT * self.help(*dump)
