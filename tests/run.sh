@@ -25,4 +25,8 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
     for _ in $(seq 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 1; done
 fi
 
-exec python3 -m pytest -p no:cacheprovider "$@"
+# The whole suite against the production parts: PostgreSQL (psycopg 3) and Redis ...
+DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena CELERY_BROKER_URL=redis://127.0.0.1:6379/0 \
+    python3 -m pytest -p no:cacheprovider "$@"
+# ... and the league once more on the embedded default: SQLite and the filesystem broker.
+env -u DATABASE_URL -u CELERY_BROKER_URL python3 -m pytest -p no:cacheprovider tests/league

@@ -8,6 +8,7 @@ clock embedded) until Ctrl-C, which stops everything it started.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -39,6 +40,7 @@ class Command(BaseCommand):
         parser.add_argument("--games", type=int, default=20, help="games per pairing in the demo tournament")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        self._ensure_sandbox()
         call_command("migrate", interactive=False, verbosity=0)
         self._admin(options["admin_password"])
         house = [v for v in ensure_house_bots() if v.bot.game == FACE_TO_FACE]
@@ -54,6 +56,23 @@ class Command(BaseCommand):
             + "Press Ctrl-C to stop.\n"
         )
         self._wait(children)
+
+    def _ensure_sandbox(self) -> None:
+        """Uploaded bots run under bubblewrap: install it on a fresh Debian machine, or say what is missing."""
+        if not settings.ARENA_SANDBOX or shutil.which("bwrap"):
+            return
+        if os.geteuid() == 0 and shutil.which("apt-get"):
+            self.stdout.write("Installing bubblewrap, the sandbox for uploaded bots (apt-get install bubblewrap)...")
+            quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+            env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+            if subprocess.run(["apt-get", "install", "-y", "-qq", "bubblewrap"], env=env, **quiet).returncode:
+                subprocess.run(["apt-get", "update", "-qq"], env=env, **quiet)
+                subprocess.run(["apt-get", "install", "-y", "-qq", "bubblewrap"], env=env, **quiet)
+        if not shutil.which("bwrap"):
+            self.stderr.write(
+                "WARNING: bubblewrap (bwrap) is not installed, so uploaded bots cannot be validated or played; "
+                "install it with `apt-get install bubblewrap`. House bots play as usual."
+            )
 
     def _admin(self, password: str) -> None:
         users = get_user_model().objects
