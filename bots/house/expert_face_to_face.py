@@ -18,6 +18,7 @@ the cards of theirs it brings back into play. Playing all our cards wins at once
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import pairwise
 from typing import Any
 
@@ -30,14 +31,33 @@ DEAD_COST = 4.0  # a remaining card that fits neither of our piles
 CROWD_COST = 2.0  # grows with the square of the cards left to a single pile
 PROGRESS = -4.0  # each card placed this turn (negative: a card kept is worth more than one placed early)
 SHORT_HAND_COST = 1.4  # a hand of 6 - k cards after drawing costs this times 1 + 2 + ... + k
-TRICK_IN_HAND = 1.5  # a card kept in hand that is a backwards trick on our pile right now
+TRICK_IN_HAND = 0.5  # a card kept in hand that is a backwards trick on our pile right now
 HELP_WEIGHT = 0.3  # how much the opponent's gain from our card on their pile counts against us
+THEIR_FINISH_COST = 20.0  # a position from which the opponent (hand known) can play out their hand
 WIN = 1e9
 
 
+# The cards we played this game, remembered from our own turns; the pile histories cannot always tell
+# (a card exactly 10 back on a pile is either its owner's trick or the other player's card).
+_ours_played: set[int] = set()
+_last_turn = -1
+
+
+def new_game(info: dict[str, Any]) -> None:
+    global _last_turn
+    _ours_played.clear()
+    _last_turn = -1
+
+
 def play(observation: dict[str, Any]) -> dict[str, Any]:
-    view = View(observation)
-    return {"plays": [[card, view.pile_ids[pile]] for card, pile in best_turn(view)]}
+    global _last_turn
+    if observation["turn"] <= _last_turn:  # a new game began without new_game()
+        _ours_played.clear()
+    _last_turn = observation["turn"]
+    view = View(observation, _ours_played)
+    plays = best_turn(view)
+    _ours_played.update(card for card, _ in plays)
+    return {"plays": [[card, view.pile_ids[pile]] for card, pile in plays]}
 
 
 # pile indices inside a View
@@ -47,7 +67,7 @@ UP, DOWN, OPP_UP, OPP_DOWN = 0, 1, 2, 3
 class View:
     """What the observation tells us, in the form the search needs."""
 
-    def __init__(self, observation: dict[str, Any]) -> None:
+    def __init__(self, observation: dict[str, Any], remembered: set[int] = frozenset()) -> None:
         seat = observation["seat"]
         other = 1 - seat
         piles = observation["piles"]
@@ -57,10 +77,20 @@ class View:
         self.min_plays: int = observation["min_plays"]
         self.draw_left: int = observation["draw_pile_sizes"][seat]
         played_count = len(CARDS) - len(self.hand) - self.draw_left
-        mine, theirs = played_cards([piles[pile]["history"] for pile in self.pile_ids], set(self.hand), played_count)
-        # our draw pile; if a pile history was misread the count tells, and a few cards more or less barely matter
-        self.unseen = sorted(set(CARDS) - mine - set(self.hand))
+        histories = [piles[pile]["history"] for pile in self.pile_ids]
+        if len(remembered) == played_count:
+            mine = set(remembered)
+            on_piles = Counter(card for history in histories for card in history[1:])
+            on_piles.subtract(mine)
+            theirs = {card for card, count in on_piles.items() if count > 0}
+        else:  # we did not see the whole game: read it from the histories
+            mine, theirs = played_cards(histories, set(self.hand), played_count)
+        self.unseen = sorted(set(CARDS) - mine - set(self.hand))  # our draw pile
         self.their_remaining = sorted(set(CARDS) - theirs)
+        # with their draw pile empty, their hand is exactly what they have not played
+        self.their_hand: list[int] | None = None
+        if observation["draw_pile_sizes"][other] == 0 and len(self.their_remaining) == observation["hand_sizes"][other]:
+            self.their_hand = self.their_remaining
 
 
 def played_cards(histories: list[list[int]], hand: set[int], played_count: int) -> tuple[set[int], set[int]]:
@@ -116,23 +146,46 @@ class Scorer:
             if x in self.unseen_set:
                 count += 1
         self._help_cache: dict[tuple[int, int], float] = {}
+        self._their_turn_cache: dict[tuple[int, int, tuple[int, int] | None], tuple[bool, bool]] = {}
         self._their_base = position_cost(*list_fits(view.their_remaining, view.tops[OPP_UP], view.tops[OPP_DOWN]))
 
-    def score(self, fits: tuple[int, int, int, int], kept: int, tricks_kept: int, played: int,
+    def score(self, up: int, down: int, fits: tuple[int, int, int, int], kept: int, tricks_kept: int, played: int,
               dump: tuple[int, int] | None) -> float:
-        """The value of ending the turn with `kept` cards in hand, `tricks_kept` of them backwards tricks on
-        our piles, `played` cards placed and `dump` (pile, card) on the opponent's piles; `fits` counts our
-        remaining cards (hand and draw pile) against our piles' new tops, as list_fits does."""
+        """The value of ending the turn with our piles at `up`/`down`, `kept` cards in hand (`tricks_kept` of
+        them backwards tricks on our piles), `played` cards placed and `dump` (pile, card) on the opponent's
+        piles; `fits` counts our remaining cards (hand and draw pile) against the new tops, as list_fits does."""
         draws = HAND_SIZE - kept if dump is not None else 2
         held = kept + max(0, min(draws, self.view.draw_left))
         if held == 0:
             return WIN
+        value = 0.0
+        if self.view.their_hand is not None:
+            stuck, finishing = self.their_next_turn(up, down, dump)
+            if stuck:
+                return WIN
+            if finishing:
+                value -= THEIR_FINISH_COST
         short = max(0, HAND_SIZE - held)
-        value = PROGRESS * played - SHORT_HAND_COST * short * (short + 1) / 2 - position_cost(*fits)
+        value += PROGRESS * played - SHORT_HAND_COST * short * (short + 1) / 2 - position_cost(*fits)
         value += TRICK_IN_HAND * tricks_kept
         if dump is not None:
             value -= HELP_WEIGHT * self.help(*dump)
         return value
+
+    def their_next_turn(self, up: int, down: int, dump: tuple[int, int] | None) -> tuple[bool, bool]:
+        """With their hand known: whether they will be stuck, and whether they can play out their hand."""
+        key = (up, down, dump)
+        result = self._their_turn_cache.get(key)
+        if result is None:
+            their_up, their_down = self.view.tops[OPP_UP], self.view.tops[OPP_DOWN]
+            if dump is not None:
+                if dump[0] == OPP_UP:
+                    their_up = dump[1]
+                else:
+                    their_down = dump[1]
+            result = turn_options(self.view.their_hand, their_up, their_down, up, down)
+            self._their_turn_cache[key] = result
+        return result
 
     def unseen_fits(self, up: int, down: int) -> tuple[int, int, int, int]:
         """list_fits over our unseen cards, from the prefix counts (called for every end of turn)."""
@@ -210,7 +263,7 @@ def best_turn(view: View) -> list[tuple[int, int]]:
         total = unseen_total + kept_total
         played = len(path)
         if played >= view.min_plays:
-            score = scorer.score((fit_up, fit_down, fit_both, total), kept_total, tricks_kept, played, None)
+            score = scorer.score(up, down, (fit_up, fit_down, fit_both, total), kept_total, tricks_kept, played, None)
             if score > best_score:
                 best_score, best_path = score, path
         if played + 1 < view.min_plays:
@@ -225,10 +278,29 @@ def best_turn(view: View) -> list[tuple[int, int]]:
             tricks = tricks_kept - (card == trick_up or card == trick_down)
             for pile, allowed in ((OPP_UP, dump_up), (OPP_DOWN, dump_down)):
                 if allowed:
-                    score = scorer.score(fits, kept_total - 1, tricks, played + 1, (pile, card))
+                    score = scorer.score(up, down, fits, kept_total - 1, tricks, played + 1, (pile, card))
                     if score > best_score:
                         best_score, best_path = score, [*path, (card, pile)]
     return best_path
+
+
+def turn_options(hand: list[int], up: int, down: int, other_up: int, other_down: int) -> tuple[bool, bool]:
+    """For a player holding `hand` (their draw pile empty), with piles at `up`/`down` and the other player's
+    at `other_up`/`other_down`: whether they have no legal turn (at least 2 plays, or the whole hand if
+    smaller), and whether they can play their whole hand this turn (and so win)."""
+    need = min(2, len(hand))
+    everything = (1 << len(hand)) - 1
+    can_move = can_finish = False
+    for used, _, _ in own_pile_sequences(hand, up, down):
+        played = used.bit_count()
+        left = [card for i, card in enumerate(hand) if not used >> i & 1]
+        dumpable = any(card < other_up or card > other_down for card in left)
+        if played >= need or (played + 1 >= need and dumpable):
+            can_move = True
+        if used == everything or (len(left) == 1 and dumpable):
+            can_finish = True
+            break
+    return not can_move, can_finish
 
 
 def own_pile_sequences(hand: list[int], up: int, down: int) -> dict[tuple[int, int, int], list[tuple[int, int]]]:

@@ -168,3 +168,117 @@ def test_cheap_bots_are_standalone_standard_library_files(filename: str, tmp_pat
     )
     assert result.returncode == 0, result.stderr
     assert '"plays": [[' in result.stdout
+
+
+# --- the Face to Face expert's planning -------------------------------------------------------------------
+
+
+def expert_face_to_face() -> ModuleType:
+    return load_house_bot("expert")._specialist("face-to-face")
+
+
+def position(hand: list[int], histories: dict[str, list[int]], draw: tuple[int, int], their_hand: int = 6) -> dict:
+    """A Face to Face observation for seat 0 built from full pile histories."""
+    observation = face_to_face_observation(hand, {pile: history[-1] for pile, history in histories.items()})
+    for pile, history in histories.items():
+        observation["piles"][pile]["history"] = history
+    observation["draw_pile_sizes"] = list(draw)
+    observation["hand_sizes"] = [len(hand), their_hand]
+    observation["min_plays"] = min(2, len(hand))
+    return observation
+
+
+def descending(cards: set[int]) -> list[int]:
+    return [60, *sorted(cards, reverse=True)]
+
+
+def ascending(cards: set[int]) -> list[int]:
+    return [1, *sorted(cards)]
+
+
+def lay(plays: list[list], tops: dict[str, int]) -> dict[str, int]:
+    """Check the plays against the pile rules from `tops` (seat 0 moving); return the tops after them."""
+    tops = dict(tops)
+    on_theirs = 0
+    for card, pile in plays:
+        top = tops[pile]
+        if pile.startswith("p0."):
+            assert card > top or card == top - 10 if pile.endswith("up") else card < top or card == top + 10
+        else:
+            on_theirs += 1
+            assert card < top if pile.endswith("up") else card > top
+        tops[pile] = card
+    assert on_theirs <= 1 and len(plays) >= 2
+    return tops
+
+
+def test_expert_wins_outright_with_a_trick_chain() -> None:
+    # Draw pile empty, hand 7, 17, 30, our ascending pile at 27: 17 and 7 go on by the trick one after the
+    # other (RULES E10), then 30; every other order strands a card. Everything else of ours is on our piles,
+    # the descending one down to 2.
+    hand = [7, 17, 30]
+    up = set(range(8, 28)) - {17}
+    histories = {
+        "p0.up": ascending(up),
+        "p0.down": descending(set(range(2, 60)) - up - set(hand)),
+        "p1.up": [1, 2],
+        "p1.down": [60, 59],
+    }
+    observation = position(hand, histories, draw=(0, 50))
+    bot = expert_face_to_face()
+    assert bot.View(observation).unseen == []
+    plays = bot.play(observation)["plays"]
+    assert plays == [[17, "p0.up"], [7, "p0.up"], [30, "p0.up"]]
+
+
+def test_expert_leaves_the_opponent_stuck_when_their_hand_is_known() -> None:
+    # The opponent holds their last two cards, 40 and 45 (draw pile empty). 45 fits their ascending pile (44),
+    # 40 fits none of theirs, so they can only move by putting 40 on ours: below our ascending top or above our
+    # descending top. Our piles show 35 / 48. Raising our ascending pile past 40 lets them out, and so does
+    # any card of ours on their descending pile (31), which would make 40 fit there, though it would refill
+    # our hand; 47 then 46 on our descending pile does not.
+    hand = [46, 47, 55, 58]
+    draw = {36, 37, 38, 39, 40, 41, 42, 43, 44, 45}
+    ours_up = set(range(2, 36))
+    ours_down = set(range(2, 60)) - ours_up - set(hand) - draw
+    theirs_up = set(range(2, 31)) | {44}
+    theirs_down = set(range(2, 60)) - theirs_up - {40, 45}
+    histories = {
+        "p0.up": ascending(ours_up),
+        "p0.down": descending(ours_down),
+        "p1.up": ascending(theirs_up),
+        "p1.down": descending(theirs_down),
+    }
+    observation = position(hand, histories, draw=(len(draw), 0), their_hand=2)
+    bot = expert_face_to_face()
+    view = bot.View(observation)
+    assert view.unseen == sorted(draw) and view.their_hand == [40, 45]
+    plays = bot.play(observation)["plays"]
+    tops = lay(plays, {pile: history[-1] for pile, history in histories.items()})
+    stuck, _ = bot.turn_options([40, 45], tops["p1.up"], tops["p1.down"], tops["p0.up"], tops["p0.down"])
+    assert stuck, f"{plays} lets the opponent move"
+
+
+def test_expert_reads_who_played_what_from_the_pile_histories() -> None:
+    # Ours: 5, 12 (our ascending pile), 58, 48 (our descending), 55 (put on their descending pile, 50 -> 55).
+    # Theirs: 9 (put on our ascending pile, 12 -> 9), 20 and 50. Their 20 -> 10 is exactly 10 back: their trick
+    # or our card; with 5 cards played by us it can only be theirs, with 6 it must be ours.
+    histories = [[1, 5, 12, 9], [60, 58, 48], [1, 20, 10], [60, 50, 55]]
+    bot = expert_face_to_face()
+    mine, theirs = bot.played_cards(histories, hand={30}, played_count=5)
+    assert (mine, theirs) == ({5, 12, 58, 48, 55}, {9, 20, 10, 50})
+    mine, theirs = bot.played_cards(histories, hand={30}, played_count=6)
+    assert (mine, theirs) == ({5, 12, 58, 48, 55, 10}, {9, 20, 50})
+    mine, theirs = bot.played_cards(histories, hand={10}, played_count=6)
+    assert 10 in theirs  # we hold our 10, so the 10 on the pile is theirs
+
+
+def test_expert_remembers_its_own_plays_and_forgets_them_in_a_new_game() -> None:
+    bot = load_house_bot("expert")
+    state = games.new_game("face-to-face", seed=3, start_seat=0)
+    bot.new_game({"game": "face-to-face", "players": 2, "seat": 0, "seed": 3, "options": {}})
+    first = bot.play(state.observation(0))
+    specialist = bot._specialist("face-to-face")
+    assert specialist._ours_played == {card for card, _ in first["plays"]}
+    second = bot.play(games.new_game("face-to-face", seed=4, start_seat=0).observation(0))  # turn 0: a new game
+    assert specialist._ours_played == {card for card, _ in second["plays"]}
