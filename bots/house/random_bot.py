@@ -4,9 +4,10 @@ A single standard-library file, so it also runs as a plain uploaded bot inside t
 the observation. The rules it needs (pile order, the backwards trick, at most one play on the opponent's
 piles, Extreme commands) are restated in `_Turn`; greedy.py carries its own copy for the same reason.
 
-Plays are drawn at random; if a draw leads into a dead end before the turn may end, the bot backtracks,
-so it returns a legal turn whenever one exists. It is called once per turn of cheap random-vs-random
-benchmarks, so it avoids copying the observation and allocates little.
+Plays are drawn at random; a draw that would lead into a dead end before the turn may end is undone
+(Extreme: by backtracking search), so the bot returns a legal turn whenever one exists. It is called once
+per turn of cheap random-vs-random benchmarks, so the games without commands take a search-free path that
+allocates little.
 """
 
 from __future__ import annotations
@@ -32,10 +33,83 @@ def play(observation: dict[str, Any]) -> dict[str, Any]:
         rng = random.Random(
             f"random-bot:{observation['game']}:{observation['seat']}:{observation['turn']}:{observation['hand']}"
         )
+    if observation.get("commands") is None:
+        return {"plays": _plain_turn(observation, rng.random)}
     turn = _Turn(observation)
     path: list[tuple[int, int]] = []
     _walk(turn, rng, path, [NODE_BUDGET], set())
     return {"plays": turn.plays_json(path)}
+
+
+def _plain_turn(observation: dict[str, Any], draw: Any) -> list[list[Any]]:
+    """A turn without Extreme's commands, built play by play with no search: there the only dead end is
+    a first play that no second play can follow while the minimum asks for two."""
+    seat = observation["seat"]
+    ids, kinds, tops = [], [], []
+    for pile_id, pile in observation["piles"].items():
+        owner = pile["owner"]
+        up = pile["direction"] == "up"
+        ids.append(pile_id)
+        kinds.append((OWN_UP if up else OWN_DOWN) if owner is None or owner == seat else (OPP_UP if up else OPP_DOWN))
+        tops.append(pile["top"])
+    hand = list(observation["hand"])
+    need = observation["min_plays"]
+    plays: list[list[Any]] = []
+    opp_free = True
+    while hand:
+        if len(plays) >= need and draw() < STOP_CHANCE:
+            break
+        moves = _plain_moves(hand, tops, kinds, opp_free)
+        while moves:
+            index = int(draw() * len(moves))
+            card, pile = moves[index]
+            if len(plays) + 1 >= need or _can_follow(moves, hand, tops, kinds, opp_free, card, pile):
+                break
+            moves[index] = moves[-1]
+            moves.pop()
+        else:
+            break
+        hand.remove(card)
+        tops[pile] = card
+        opp_free = opp_free and kinds[pile] < OPP_UP
+        plays.append([card, ids[pile]])
+    return plays
+
+
+def _plain_moves(hand: list[int], tops: list[int], kinds: list[int], opp_free: bool) -> list[tuple[int, int]]:
+    """Legal next plays (card, pile index) without commands."""
+    moves: list[tuple[int, int]] = []
+    for pile, kind in enumerate(kinds):
+        top = tops[pile]
+        if kind == OWN_UP:
+            back = top - 10
+            moves += [(card, pile) for card in hand if card > top or card == back]
+        elif kind == OWN_DOWN:
+            back = top + 10
+            moves += [(card, pile) for card in hand if card < top or card == back]
+        elif not opp_free:
+            continue
+        elif kind == OPP_UP:
+            moves += [(card, pile) for card in hand if card < top]
+        else:
+            moves += [(card, pile) for card in hand if card > top]
+    return moves
+
+
+def _can_follow(moves: list[tuple[int, int]], hand: list[int], tops: list[int], kinds: list[int], opp_free: bool,
+                card: int, pile: int) -> bool:
+    """Whether some play can follow `card` on `pile`, given the plays `moves` legal before it."""
+    on_opponent = kinds[pile] >= OPP_UP
+    for other, other_pile in moves:  # usually another card fits another pile, untouched by this play
+        if other != card and other_pile != pile and not (on_opponent and kinds[other_pile] >= OPP_UP):
+            return True
+    rest = [other for other in hand if other != card]
+    old_top = tops[pile]
+    tops[pile] = card
+    try:
+        return bool(_plain_moves(rest, tops, kinds, opp_free and kinds[pile] < OPP_UP))
+    finally:
+        tops[pile] = old_top
 
 
 def _walk(turn: _Turn, rng: random.Random, path: list[tuple[int, int]], budget: list[int], dead_ends: set) -> bool:
