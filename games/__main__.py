@@ -9,6 +9,7 @@ from pathlib import Path
 
 from games.errors import LogMismatch
 from games.log import read_log
+from games.outcome import Outcome
 from games.replay import replay
 from games.show import render
 
@@ -28,33 +29,35 @@ def main(argv: list[str] | None = None) -> int:
 
 def replay_files(paths: list[Path]) -> int:
     for path in paths:
-        try:
-            log = read_log(path)
-            outcome = replay(log)
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as error:
-            print(f"{path}: cannot read: {error}", file=sys.stderr)
-            return 2
-        except LogMismatch as error:
-            print(f"{path}: MISMATCH {error}", file=sys.stderr)
-            return 1
+        checked = _checked_log(path)
+        if isinstance(checked, int):
+            return checked
+        log, outcome = checked
         bots = ", ".join(str(seat.get("bot")) for seat in log.get("seats", []))
         print(f"{path}: ok {log['game']} [{bots}] {len(log['turns'])} turns: {outcome}")
     return 0
 
 
 def show_file(path: Path) -> int:
+    checked = _checked_log(path)
+    if isinstance(checked, int):
+        return checked
+    for line in render(checked[0]):
+        print(line)
+    return 0
+
+
+def _checked_log(path: Path) -> tuple[dict, Outcome] | int:
+    """The log and its replayed outcome, or the exit code after saying what is wrong (2 unreadable, 1 mismatch)."""
     try:
         log = read_log(path)
-        replay(log)
-        for line in render(log):
-            print(line)
+        return log, replay(log)
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as error:
         print(f"{path}: cannot read: {error}", file=sys.stderr)
         return 2
     except LogMismatch as error:
         print(f"{path}: MISMATCH {error}", file=sys.stderr)
         return 1
-    return 0
 
 
 if __name__ == "__main__":

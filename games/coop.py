@@ -32,6 +32,7 @@ def infinity_in_force(tops: dict[str, int], table: dict[int, str]) -> dict[str, 
 
 
 class CoopTurn(TurnBuilder):
+    PILE_IDS = PILE_IDS
     __slots__ = ("table", "min_plays", "first_pile", "stop_at", "three_at", "skulls")
 
     COMMAND_RULES = frozenset({"stop", "stop-not-third", "three", "skull-uncovered", "one-pile", "no-trick", "silence"})
@@ -132,12 +133,6 @@ class CoopTurn(TurnBuilder):
 
     def describe(self, rule: str, card: int | None = None, pile: str | None = None) -> str:
         count = len(self.plays)
-        if rule == "not-in-hand":
-            return f"{card} cannot go on {pile}: it is not in your hand"
-        if rule == "played-twice":
-            return f"{card} cannot go on {pile}: it was already played in this turn"
-        if rule == "unknown-pile":
-            return f"{card} cannot go on {pile!r}: there is no such pile; the piles are {', '.join(PILE_IDS)}"
         if rule == "pile-order":
             top, direction = self.tops[pile], DIRECTION[pile]
             name = "ascending" if direction == ASCENDING else "descending"
@@ -186,7 +181,7 @@ class CoopTurn(TurnBuilder):
             return "a turn needs at least one play"
         if rule == "too-few-plays":
             return f"the turn has {count} play(s); at least {self.min_plays} are required while the draw pile has cards"
-        raise KeyError(rule)
+        return super().describe(rule, card, pile)
 
     def _in_force_at(self, command: str) -> str:
         piles = [pile for pile, name in infinity_in_force(self.tops, self.table).items() if name == command]

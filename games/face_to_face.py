@@ -24,6 +24,7 @@ OWN_DOWN = ("p0.down", "p1.down")
 
 
 class FaceToFaceTurn(TurnBuilder):
+    PILE_IDS = PILE_IDS
     __slots__ = ("seat", "min_plays", "opponent_play")
 
     def __init__(self, seat: int, tops: dict[str, int], hand: list[int], min_plays: int) -> None:
@@ -74,12 +75,6 @@ class FaceToFaceTurn(TurnBuilder):
         return "too-few-plays" if len(self.plays) < self.min_plays else None
 
     def describe(self, rule: str, card: int | None = None, pile: str | None = None) -> str:
-        if rule == "not-in-hand":
-            return f"{card} cannot go on {pile}: it is not in your hand"
-        if rule == "played-twice":
-            return f"{card} cannot go on {pile}: it was already played in this turn"
-        if rule == "unknown-pile":
-            return f"{card} cannot go on {pile!r}: there is no such pile; the piles are {', '.join(PILE_IDS)}"
         if rule == "two-opponent-plays":
             return (
                 f"{card} on {pile} would be a second card on the opponent's piles this turn "
@@ -92,7 +87,7 @@ class FaceToFaceTurn(TurnBuilder):
                 f"the turn has {len(self.plays)} play(s); at least {self.min_plays} are required "
                 f"with {len(self.hand) + len(self.plays)} card(s) in hand"
             )
-        raise KeyError(rule)
+        return super().describe(rule, card, pile)
 
     def _describe_pile_order(self, card: int, pile: str) -> str:
         top = self.tops[pile]

@@ -44,9 +44,17 @@ class TurnBuilder:
         """The rule id that ending the turn now would break, or None."""
         raise NotImplementedError
 
+    PILE_IDS: tuple[str, ...] = ()
+
     def describe(self, rule: str, card: int | None = None, pile: str | None = None) -> str:
-        """A person's sentence for a broken rule."""
-        raise NotImplementedError
+        """A person's sentence for a broken rule (subclasses add their games' own rules)."""
+        if rule == "not-in-hand":
+            return f"{card} cannot go on {pile}: it is not in your hand"
+        if rule == "played-twice":
+            return f"{card} cannot go on {pile}: it was already played in this turn"
+        if rule == "unknown-pile":
+            return f"{card} cannot go on {pile!r}: there is no such pile; the piles are {', '.join(self.PILE_IDS)}"
+        raise KeyError(rule)
 
     def copy(self) -> TurnBuilder:
         raise NotImplementedError
