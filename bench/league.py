@@ -51,6 +51,7 @@ def run_once(args: argparse.Namespace, workers: int, data_dir: Path, database_ur
     from league.arena import tournaments
     from league.arena.house import house_sha256
     from league.arena.models import Bot, BotVersion, Tournament, TournamentEntry
+    from league.arena.workers import worker_command
 
     call_command("migrate", interactive=False, verbosity=0)
     owner = get_user_model().objects.create(username="bench")
@@ -70,22 +71,7 @@ def run_once(args: argparse.Namespace, workers: int, data_dir: Path, database_ur
     log_path = data_dir / f"worker-{workers}.log"
     with open(log_path, "wb") as log:
         worker = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "league",
-                "worker",
-                "--concurrency",
-                str(workers),
-                "--queues",
-                os.environ["ARENA_QUEUE"],
-                "--without-mingle",
-                "--without-gossip",
-                "--loglevel",
-                "INFO",
-            ],
+            worker_command(workers, "--queues", os.environ["ARENA_QUEUE"]),
             cwd=ROOT,
             env=dict(os.environ),
             stdout=log,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -27,6 +26,8 @@ import pytest  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection  # noqa: E402
+
+from league.arena.workers import worker_command  # noqa: E402
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -153,24 +154,7 @@ def start_worker(tmp_path: Path, name: str, beat: bool, **env: str) -> subproces
         ARENA_CACHE_DIR=str(tmp_path / f"cache-{name}"),
         **env,
     )
-    command = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "league",
-        "worker",
-        "--concurrency",
-        "2",
-        "--hostname",
-        f"{name}@%h",
-        "--queues",
-        settings.CELERY_TASK_DEFAULT_QUEUE,
-        "--without-mingle",
-        "--without-gossip",
-        "--loglevel",
-        "INFO",
-    ]
+    command = worker_command(2, "--hostname", f"{name}@%h", "--queues", settings.CELERY_TASK_DEFAULT_QUEUE)
     if beat:
         command += ["--beat", "--schedule", str(tmp_path / f"beat-{name}")]
     log = open(tmp_path / f"worker-{name}.log", "wb")

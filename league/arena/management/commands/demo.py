@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from league.arena.house import ensure_house_bots
 from league.arena.models import FACE_TO_FACE, Tournament, TournamentEntry
+from league.arena.workers import worker_command
 
 DEMO_TOURNAMENT = "Demo: house bots round robin"
 
@@ -96,23 +97,7 @@ class Command(BaseCommand):
 
     def _start(self, options: dict[str, Any]) -> list[subprocess.Popen]:
         manage = str(Path(settings.BASE_DIR) / "manage.py")
-        worker = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "league",
-            "worker",
-            "--beat",
-            "--concurrency",
-            str(options["workers"]),
-            "--loglevel",
-            "INFO",
-            "--without-mingle",
-            "--without-gossip",
-            "--schedule",
-            settings.CELERY_BEAT_SCHEDULE_FILENAME,
-        ]
+        worker = worker_command(options["workers"], "--beat", "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME)
         web = [sys.executable, manage, "runserver", f"{options['host']}:{options['port']}", "--noreload"]
         # Own sessions: Ctrl-C reaches only this command, which then stops each child's whole group.
         return [subprocess.Popen(command, start_new_session=True) for command in (worker, web)]

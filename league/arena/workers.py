@@ -1,0 +1,24 @@
+"""How a Celery worker process for the league is started: shared by the demo, the benchmark and the tests."""
+
+from __future__ import annotations
+
+import sys
+
+
+def worker_command(concurrency: int, *extra: str) -> list[str]:
+    """argv for `celery -A league worker` with `concurrency` pool processes, plus `extra` options."""
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "league",
+        "worker",
+        "--concurrency",
+        str(concurrency),
+        "--without-mingle",
+        "--without-gossip",
+        "--loglevel",
+        "INFO",
+        *extra,
+    ]
