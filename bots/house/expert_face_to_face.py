@@ -6,14 +6,17 @@ what fits our piles, so it can go anywhere in the turn: each own-pile end positi
 card and with each card of the hand that fits one of the opponent's piles.
 
 Scoring rests on what each player still has to place. We know our own remaining cards exactly (our 58
-minus what we played minus our hand, read from the pile histories); the opponent's remaining cards are
-their 58 minus what they played. A remaining card that still fits both own piles costs nothing, one that
-fits only one pile costs a little (more the more cards crowd onto that pile alone), one that fits neither
-(a "dead" card, placeable only on the opponent's piles, one per turn) costs a lot. So a play is charged for
-the remaining cards it jumps over, and more when it strands them. On top: a short hand after drawing is a
-risk, a card kept in hand is worth a little more than a card placed early (piles last longer), keeping a
-card for a backwards trick next turn is a reserve, and a card put on the opponent's piles is charged for
-the cards of theirs it brings back into play. Playing all our cards wins at once, and is always chosen.
+minus what we played minus our hand; we remember our plays, or read them from the pile histories when we
+did not see the whole game); the opponent's remaining cards are their 58 minus what they played. A
+remaining card that still fits both own piles costs nothing, one that fits only one pile costs a little
+(more the more cards crowd onto that pile alone), one that fits neither (a "dead" card, placeable only on
+the opponent's piles, one per turn) costs a lot. So a play is charged for the remaining cards it jumps
+over, and more when it strands them. On top: a short hand after drawing is a risk, a card kept in hand is
+worth more than a card placed early (our piles last longer: we place the minimum unless more is cheap),
+keeping a card for a backwards trick next turn is a reserve, and a card put on the opponent's piles is
+charged for the cards of theirs it brings back into play. Playing all our cards wins at once, and is
+always chosen. Once the opponent's draw pile is empty their hand is known: a turn after which they
+cannot move wins, and one after which they could play out their hand is charged.
 """
 
 from __future__ import annotations
@@ -147,6 +150,7 @@ class Scorer:
                 count += 1
         self._help_cache: dict[tuple[int, int], float] = {}
         self._their_turn_cache: dict[tuple[int, int, tuple[int, int] | None], tuple[bool, bool]] = {}
+        self._their_summaries: dict[tuple[int, int], TurnSummary] = {}
         self._their_base = position_cost(*list_fits(view.their_remaining, view.tops[OPP_UP], view.tops[OPP_DOWN]))
 
     def score(self, up: int, down: int, fits: tuple[int, int, int, int], kept: int, tricks_kept: int, played: int,
@@ -183,7 +187,12 @@ class Scorer:
                     their_up = dump[1]
                 else:
                     their_down = dump[1]
-            result = turn_options(self.view.their_hand, their_up, their_down, up, down)
+            summary = self._their_summaries.get((their_up, their_down))
+            if summary is None:
+                summary = self._their_summaries[their_up, their_down] = TurnSummary(
+                    self.view.their_hand, their_up, their_down
+                )
+            result = summary.options(up, down)
             self._their_turn_cache[key] = result
         return result
 
@@ -288,19 +297,41 @@ def turn_options(hand: list[int], up: int, down: int, other_up: int, other_down:
     """For a player holding `hand` (their draw pile empty), with piles at `up`/`down` and the other player's
     at `other_up`/`other_down`: whether they have no legal turn (at least 2 plays, or the whole hand if
     smaller), and whether they can play their whole hand this turn (and so win)."""
-    need = min(2, len(hand))
-    everything = (1 << len(hand)) - 1
-    can_move = can_finish = False
-    for used, _, _ in own_pile_sequences(hand, up, down):
-        played = used.bit_count()
-        left = [card for i, card in enumerate(hand) if not used >> i & 1]
-        dumpable = any(card < other_up or card > other_down for card in left)
-        if played >= need or (played + 1 >= need and dumpable):
-            can_move = True
-        if used == everything or (len(left) == 1 and dumpable):
-            can_finish = True
-            break
-    return not can_move, can_finish
+    return TurnSummary(hand, up, down).options(other_up, other_down)
+
+
+class TurnSummary:
+    """What a player with a known hand can do on their own piles, reduced to what the other player's pile
+    tops then decide: whether one card left over can go there."""
+
+    def __init__(self, hand: list[int], up: int, down: int) -> None:
+        need = min(2, len(hand))
+        everything = (1 << len(hand)) - 1
+        self.moves_alone = self.finishes_alone = False
+        # lowest / highest card that could be the one play on the other player's piles: to move, to finish
+        self.move_low = self.finish_low = 99
+        self.move_high = self.finish_high = 0
+        for used in {used for used, _, _ in own_pile_sequences(hand, up, down)}:
+            played = used.bit_count()
+            left = [card for i, card in enumerate(hand) if not used >> i & 1]
+            if played >= need:
+                self.moves_alone = True
+            elif played + 1 >= need:
+                self.move_low = min(self.move_low, left[0])
+                self.move_high = max(self.move_high, left[-1])
+            if used == everything:
+                self.finishes_alone = True
+            elif len(left) == 1:
+                self.finish_low = min(self.finish_low, left[0])
+                self.finish_high = max(self.finish_high, left[0])
+        self.move_low = min(self.move_low, self.finish_low)  # a finishing turn is a legal turn too
+        self.move_high = max(self.move_high, self.finish_high)
+
+    def options(self, other_up: int, other_down: int) -> tuple[bool, bool]:
+        """(stuck, can play out the hand) when the other player's piles show `other_up` / `other_down`."""
+        can_move = self.moves_alone or self.move_low < other_up or self.move_high > other_down
+        can_finish = self.finishes_alone or self.finish_low < other_up or self.finish_high > other_down
+        return not can_move, can_finish
 
 
 def own_pile_sequences(hand: list[int], up: int, down: int) -> dict[tuple[int, int, int], list[tuple[int, int]]]:
