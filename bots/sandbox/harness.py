@@ -113,10 +113,13 @@ def main(argv: list[str]) -> int:
     try:
         bot = _load_bot(bot_dir)
     except BaseException as error:  # an import-time failure of any kind is the bot's
-        channel.send(_error("import", "loading bot.py", error))
-        return 1
-    finally:
+        reply = _error("import", "loading bot.py", error)
+        # Flush before replying: once the runner has the reply it may stop the sandbox, and what the
+        # bot printed must reach its log first.
         _flush_log()
+        channel.send(reply)
+        return 1
+    _flush_log()
     channel.send({"type": "ready", "version": protocol.PROTOCOL_VERSION})
 
     while (request := channel.receive()) is not None:
