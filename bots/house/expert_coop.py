@@ -14,8 +14,6 @@ The bot keeps no memory between turns: everything it needs is in the observation
 every seat of a game in the same process.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,13 +29,13 @@ class Tuning:
     """The weights of the bot's judgement, measured with bench/expert_coop.py."""
 
     # risk that a card still in play is never placed, when it fits 0, 1, 2, 3 or 4 piles
-    badness: tuple[float, float, float, float, float] = (1.0, 0.5, 0.25, 0.12, 0.05)
-    extra_play_bonus: float = 0.5  # an extra play is made if it wastes less than this
+    badness: tuple[float, float, float, float, float] = (10.0, 0.85, 0.35, 0.1, 0.0)
+    extra_play_bonus: float = 0.2  # an extra play is made if it wastes less than this
     extra_bonus_late: float = 1.0  # ... once the draw pile is nearly empty (grows linearly)
     late_draw_pile: int = 10  # draw pile size below which the bonus starts to grow
     empty_bonus_solo: float = 1000.0  # solo with no draw pile: every card placed now is a card won
     empty_bonus_team: float = 2.0  # team with no draw pile: partners still need room on the piles
-    relief_weight: float = 1.0  # share of a card's own risk that playing it sheds
+    relief_weight: float = 0.6  # share of a card's own risk that playing it sheds
     outlook_weight: float = 0.0  # weight of the cheapest next turn the cards kept in hand allow
     keep_off_penalty: float = 1.5  # cost of a costly move on a pile a partner asked to keep off
     keep_off_tolerance: float = 0.5  # moves wasting at most this ignore a keep-off signal
@@ -244,32 +242,32 @@ class Planner:
         self._dfs(self.tops, self.hand, (), [], 0.0, -1, 0, False, False)
         return self._best
 
-    def _trick_potential(self, tops: tuple[int, ...], hand: tuple[int, ...]) -> float:
+    def _trick_potential(self, tops: tuple[int, ...], hand: tuple[int, ...], played: tuple[int, ...]) -> float:
         """An estimate from above of what backwards tricks can still earn back this turn.
 
-        A pile's plays cost about what moving it from its top to its final card costs, so only a pile
-        that ends behind its top earns anything, and it can only end on a card whose trick partner
-        (10 further on) is in the hand or is the top itself.
+        The plays on a pile cost about what moving it straight from its top to its final card costs, so
+        only a pile that ends behind its top earns anything, and it can only end on a card whose trick
+        partner (10 further on) is the top or can become it.
         """
-        potential = 0
+        potential = 0.0
         for pile, top in enumerate(tops):
             if self.up[pile]:
                 reachable = {top, *(card for card in hand if card > top)}
+                furthest = None
                 for card in reversed(hand):
                     if card < top and card + 10 in reachable:
                         reachable.add(card)
-                behind = [card for card in hand if card < top and card in reachable]
-                if behind:
-                    potential += self.prefix[top] - self.prefix[behind[0] + 1]
+                        furthest = card
             else:
                 reachable = {top, *(card for card in hand if card < top)}
+                furthest = None
                 for card in hand:
                     if card > top and card - 10 in reachable:
                         reachable.add(card)
-                behind = [card for card in hand if card > top and card in reachable]
-                if behind:
-                    potential += self.prefix[behind[-1]] - self.prefix[top + 1]
-        return potential * max(self.weights)
+                        furthest = card
+            if furthest is not None:
+                potential -= self.waste(tops, pile, furthest, played)
+        return potential
 
     def _dfs(
         self,
@@ -304,7 +302,7 @@ class Planner:
         most_extras = max(0, count + len(hand) - self.min_plays)  # extras made so far and still possible
         floor = (
             cost
-            - self._trick_potential(tops, hand)
+            - self._trick_potential(tops, hand, played)
             - self._relief_potential(tops, hand)
             - self.bonus * most_extras
         )
