@@ -122,7 +122,9 @@ def cards_and_piles(turn: games.Turn) -> list[tuple[int, str]]:
 
 def test_takes_a_backwards_trick_chain() -> None:
     # up1 shows 27; 17 and 7 go on it backwards, one after the other
-    state = position("the-game", [[27, 92, 94, 10, 17, 7, 30, 40]], [50, 51, 53, 54], ["27>up1 92>up2 94>down1 10>down2"])
+    state = position(
+        "the-game", [[27, 92, 94, 10, 17, 7, 30, 40]], [50, 51, 53, 54], ["27>up1 92>up2 94>down1 10>down2"]
+    )
     plays = cards_and_piles(bot_turn(state))
     assert (17, "up1") in plays and (7, "up1") in plays
     assert plays.index((17, "up1")) < plays.index((7, "up1"))
@@ -130,7 +132,9 @@ def test_takes_a_backwards_trick_chain() -> None:
 
 def test_sets_up_a_trick_inside_the_turn() -> None:
     # only 60 and 50 fit (on up1 at 41): 60 first, then 50 by the trick, leaves the pile at 50
-    state = position("the-game", [[41, 92, 12, 10, 60, 50, 30, 29]], [33, 34, 36, 37], ["41>up1 92>up2 12>down1 10>down2"])
+    state = position(
+        "the-game", [[41, 92, 12, 10, 60, 50, 30, 29]], [33, 34, 36, 37], ["41>up1 92>up2 12>down1 10>down2"]
+    )
     assert cards_and_piles(bot_turn(state)) == [(60, "up1"), (50, "up1")]
 
 
