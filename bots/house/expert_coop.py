@@ -376,7 +376,8 @@ class Planner:
             if (top - 10 if self.up[pile] else top + 10) in rest:
                 value = JUMP
             elif any(
-                self.fits(pile, top, card, no_trick) and self.waste(final, pile, card, played) <= self.tuning.keep_off_signal
+                self.fits(pile, top, card, no_trick)
+                and self.waste(final, pile, card, played) <= self.tuning.keep_off_signal
                 for card in rest
             ):
                 value = KEEP_OFF
