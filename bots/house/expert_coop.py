@@ -14,6 +14,7 @@ The bot keeps no memory between turns: everything it needs is in the observation
 every seat of a game in the same process.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +38,11 @@ class Tuning:
     empty_bonus_team: float = 2.0  # team with no draw pile: partners still need room on the piles
     relief_weight: float = 0.6  # share of a card's own risk that playing it sheds
     outlook_weight: float = 0.0  # weight of the cheapest next turn the cards kept in hand allow
+    crowding_weight: float = 0.02  # per pair of cards that fit one and the same pile only
+    reach_weight: float = 0.3  # weight of the reach risk when re-ranking the best turns found
+    reach_scale: float = 10.0  # in-play cards between a pile and a card that halve the pile's reach
+    reach_steepness: float = 2.0  # how fast a card's risk falls as its reach grows
+    candidates: int = 8  # how many of the best turns found are re-ranked by reach
     keep_off_penalty: float = 1.5  # cost of a costly move on a pile a partner asked to keep off
     keep_off_tolerance: float = 0.5  # moves wasting at most this ignore a keep-off signal
     jump_penalty: float = 2.0  # cost of burying a partner's backwards trick
@@ -107,6 +113,7 @@ class Planner:
         for value in range(HIGHEST_CARD + 2):
             in_play = 2 <= value <= HIGHEST_CARD and value not in placed
             self.prefix[value + 1] = self.prefix[value] + in_play
+        self.in_play = [card for card in range(2, HIGHEST_CARD + 1) if card not in placed]
         self.partner_flags = self._partner_flags(observation.get("signals") or [])
         self.bonus = self._extra_bonus()
 
@@ -214,10 +221,43 @@ class Planner:
         cheapest.sort()
         return sum(cheapest[:need]) + self.badness[0] * max(0, need - len(cheapest))
 
+    def crowding(self, tops: tuple[int, ...], played: tuple[int, ...]) -> float:
+        """Pairs of in-play cards that depend on one and the same pile: they must go on it in order,
+        so each pair is a chance that one is forced past the other."""
+        total = 0.0
+        for pile, top in enumerate(tops):
+            if self.up[pile]:
+                low = max([top] + [t for other, t in enumerate(tops) if not self.up[other]])
+                high = min([101] + [t for other, t in enumerate(tops) if other != pile and self.up[other]])
+            else:
+                low = max([0] + [t for other, t in enumerate(tops) if other != pile and not self.up[other]])
+                high = min([top] + [t for other, t in enumerate(tops) if self.up[other]])
+            if high - low >= 2:
+                count = self.prefix[high] - self.prefix[low + 1] - sum(1 for card in played if low < card < high)
+                total += count * (count - 1) / 2
+        return total
+
+    def reach_risk(self, tops: tuple[int, ...], played: tuple[int, ...]) -> float:
+        """How likely the cards still in play are to be stranded, judged by how close the piles they fit are.
+
+        A pile reaches a card well when few in-play cards lie between its top and the card; a card's reach
+        is the sum over the piles it fits, and its risk falls exponentially as its reach grows.
+        """
+        t = self.tuning
+        left = [card for card in self.in_play if card not in played]
+        reach = dict.fromkeys(left, 0.0)
+        for pile, top in enumerate(tops):
+            ahead = [card for card in left if card > top] if self.up[pile] else [card for card in reversed(left) if card < top]
+            for queue, card in enumerate(ahead):
+                reach[card] += t.reach_scale / (t.reach_scale + queue)
+        return sum(math.exp(-t.reach_steepness * value) for value in reach.values())
+
     def leaf_cost(self, tops: tuple[int, ...], hand: tuple[int, ...], plays: int, played: tuple[int, ...]) -> float:
         """What the position left after the turn costs beyond the plays' waste."""
         t = self.tuning
         cost = t.outlook_weight * self.outlook(tops, hand, played) if t.outlook_weight else 0.0
+        if t.crowding_weight:
+            cost += t.crowding_weight * self.crowding(tops, played)
         if not self.commands:
             return cost
         if self.draw_pile > 0 and self._in_force(tops, DRAW_ONE):
@@ -235,12 +275,32 @@ class Planner:
 
     def best_plays(self) -> list[tuple[int, int]]:
         """The chosen turn as (card, pile index) pairs; empty only when no legal turn exists."""
-        self._best_total = float("inf")
-        self._best: list[tuple[int, int]] = []
+        self._best_total = float("inf")  # the cut-off: the worst of the candidates kept, once there are enough
+        self._candidates: dict[tuple, tuple[float, list[tuple[int, int]], tuple[int, ...]]] = {}
         self._seen: dict[tuple, float] = {}
         self._nodes = 0
         self._dfs(self.tops, self.hand, (), [], 0.0, -1, 0, False, False)
-        return self._best
+        if not self._candidates:
+            return []
+        weight = self.tuning.reach_weight
+        ranked = []
+        for (tops, _), (total, plays, played) in self._candidates.items():
+            if weight:
+                total += weight * self.reach_risk(tops, played)
+            ranked.append((total, plays))
+        return min(ranked, key=lambda entry: entry[0])[1]
+
+    def _keep_candidate(self, total: float, tops: tuple[int, ...], hand: tuple[int, ...], plays, played) -> None:
+        key = (tops, hand)
+        known = self._candidates.get(key)
+        if known is not None and known[0] <= total:
+            return
+        self._candidates[key] = (total, list(plays), played)
+        keep = self.tuning.candidates if self.tuning.reach_weight else 1
+        if len(self._candidates) >= keep:
+            ordered = sorted(self._candidates.items(), key=lambda item: item[1][0])
+            self._candidates = dict(ordered[:keep])
+            self._best_total = ordered[keep - 1][1][0]
 
     def _trick_potential(self, tops: tuple[int, ...], hand: tuple[int, ...], played: tuple[int, ...]) -> float:
         """An estimate from above of what backwards tricks can still earn back this turn.
@@ -292,12 +352,13 @@ class Planner:
         if not skulls and (not three or count == 3) and (count >= self.min_plays or stopped) and count:
             total = cost - self.bonus * max(0, count - self.min_plays) + self.leaf_cost(tops, hand, count, played)
             if total < self._best_total:
-                self._best_total = total
-                self._best = list(plays)
+                self._keep_candidate(total, tops, hand, plays, played)
         if stopped or (three and count >= 3) or not hand:
             return
         forced = count < self.min_plays or bool(skulls) or three
-        if self._nodes > self.tuning.node_limit and self._best:
+        if skulls and self._skull_stranded(tops, hand, skulls):
+            return
+        if self._nodes > self.tuning.node_limit and self._candidates:
             return
         most_extras = max(0, count + len(hand) - self.min_plays)  # extras made so far and still possible
         floor = (
@@ -350,6 +411,13 @@ class Planner:
                 command == STOP,
             )
             plays.pop()
+
+    def _skull_stranded(self, tops: tuple[int, ...], hand: tuple[int, ...], skulls: int) -> bool:
+        """Whether some uncovered skull has no card left in hand that could ever cover it."""
+        for pile, top in enumerate(tops):
+            if skulls >> pile & 1 and not any(self.fits(pile, top, card, False) for card in hand):
+                return True
+        return False
 
     def _opens_trick(self, pile: int, card: int, rest: tuple[int, ...]) -> bool:
         """A costly play is still worth exploring when the hand holds the trick card for it."""
