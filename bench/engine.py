@@ -11,7 +11,6 @@ serialises it to JSON, as the match runner does.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -57,7 +56,7 @@ def face_to_face_throughput(seconds: float) -> dict:
         for _ in range(50):
             seed = f"speed:{count}"
             state = play_game(games.new_game("face-to-face", seed=seed, start_seat=count % 2), bots, seed)
-            json.dumps(state.log.to_json(), separators=(",", ":"))
+            state.log.dumps()
             turns += state.turn_number
             count += 1
     elapsed = time.perf_counter() - started

@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def on_game(result):  # noqa: ANN001 - a GameResult
             path = args.log_dir / f"game-{result.index + 1:0{width}d}.json"
-            path.write_text(json.dumps(result.log, separators=(",", ":")) + "\n", encoding="utf-8")
+            path.write_text(games.dumps_log(result.log) + "\n", encoding="utf-8")
 
     try:
         result = run_match(spec, on_game)

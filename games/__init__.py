@@ -5,7 +5,7 @@ Pure Python with no dependency on bots/ or league/. See docs/engine-api.md.
 
 from games.errors import CommandBroken, GameOver, IllegalTurn, LogMismatch
 from games.factory import GAME_IDS, new_game
-from games.log import LOG_FORMAT, LOG_VERSION, GameLog, read_log
+from games.log import LOG_FORMAT, LOG_VERSION, GameLog, dumps_log, read_log
 from games.moves import Play, Turn
 from games.outcome import Outcome, Termination
 from games.replay import replay
@@ -25,6 +25,7 @@ __all__ = [
     "Play",
     "Termination",
     "Turn",
+    "dumps_log",
     "new_game",
     "read_log",
     "replay",

@@ -38,3 +38,12 @@ def test_it_rejects_a_log_with_an_unknown_field():
     log["cheat"] = True
     with pytest.raises(jsonschema.ValidationError, match="cheat"):
         jsonschema.validate(log, SCHEMA)
+
+
+def test_it_serialises_a_log_as_the_standard_library_reads_it():
+    spec = MatchSpec("extreme", [BotSpec("house:random")] * 2, games=2, seed="dumps")
+    for result in run_match(spec).games:
+        log = result.log | {"seats": [{"seat": 0, "bot": "zoë/bot", "version": None}]}
+        text = games.dumps_log(log)
+        assert json.loads(text) == log
+        assert text == json.dumps(log, separators=(",", ":"), ensure_ascii=False)

@@ -368,7 +368,9 @@ class Game(models.Model):
 
     @staticmethod
     def compress_log(log: dict[str, Any]) -> bytes:
-        return zlib.compress(json.dumps(log, separators=(",", ":")).encode(), 6)
+        import games
+
+        return zlib.compress(games.dumps_log(log).encode(), 6)
 
     def verified_log(self) -> dict[str, Any]:
         """The stored log, re-simulated by the engine; raises LogTampered if it no longer checks out."""
