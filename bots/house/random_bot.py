@@ -13,6 +13,7 @@ allocates little.
 from __future__ import annotations
 
 import random
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 STOP_CHANCE = 0.5  # once the turn may end, the chance of ending it before each further play
@@ -44,36 +45,113 @@ def play(observation: dict[str, Any]) -> dict[str, Any]:
 def _plain_turn(observation: dict[str, Any], draw: Any) -> list[list[Any]]:
     """A turn without Extreme's commands, built play by play with no search: there the only dead end is
     a first play that no second play can follow while the minimum asks for two."""
-    seat = observation["seat"]
-    ids, kinds, tops = [], [], []
-    for pile_id, pile in observation["piles"].items():
-        owner = pile["owner"]
-        up = pile["direction"] == "up"
-        ids.append(pile_id)
-        kinds.append((OWN_UP if up else OWN_DOWN) if owner is None or owner == seat else (OPP_UP if up else OPP_DOWN))
-        tops.append(pile["top"])
-    hand = list(observation["hand"])
+    ids, kinds = _pile_layout(observation)
+    piles = observation["piles"]
+    tops = [piles[pile_id]["top"] for pile_id in ids]
+    hand = sorted(observation["hand"])
     need = observation["min_plays"]
     plays: list[list[Any]] = []
     opp_free = True
     while hand:
         if len(plays) >= need and draw() < STOP_CHANCE:
             break
-        moves = _plain_moves(hand, tops, kinds, opp_free)
-        while moves:
-            index = int(draw() * len(moves))
-            card, pile = moves[index]
-            if len(plays) + 1 >= need or _can_follow(moves, hand, tops, kinds, opp_free, card, pile):
-                break
-            moves[index] = moves[-1]
-            moves.pop()
-        else:
+        total, spans = _fitting_spans(hand, tops, kinds, opp_free)
+        if not total:
             break
+        card, pile = _nth_move(hand, spans, int(draw() * total))
+        if len(plays) + 1 < need and not _can_follow(spans, hand, tops, kinds, opp_free, card, pile):
+            # rare: this first play strands the turn; draw again among the plays that remain
+            moves = _plain_moves(hand, tops, kinds, opp_free)
+            index = moves.index((card, pile))
+            while True:
+                moves[index] = moves[-1]
+                moves.pop()
+                if not moves:
+                    return plays
+                index = int(draw() * len(moves))
+                card, pile = moves[index]
+                if _can_follow(_fitting_spans(hand, tops, kinds, opp_free)[1], hand, tops, kinds, opp_free, card, pile):
+                    break
         hand.remove(card)
         tops[pile] = card
         opp_free = opp_free and kinds[pile] < OPP_UP
         plays.append([card, ids[pile]])
     return plays
+
+
+_layouts: dict[tuple, tuple[list[str], list[int]]] = {}
+
+
+def _pile_layout(observation: dict[str, Any]) -> tuple[list[str], list[int]]:
+    """The pile ids and their kinds as the mover sees them; fixed for a seat's whole game, so computed once."""
+    seat = observation["seat"]
+    piles = observation["piles"]
+    key = (seat, *piles)
+    layout = _layouts.get(key)
+    if layout is None:
+        ids, kinds = [], []
+        for pile_id, pile in piles.items():
+            owner = pile["owner"]
+            up = pile["direction"] == "up"
+            ids.append(pile_id)
+            kinds.append(
+                (OWN_UP if up else OWN_DOWN) if owner is None or owner == seat else (OPP_UP if up else OPP_DOWN)
+            )
+        layout = _layouts[key] = (ids, kinds)
+    return layout
+
+
+def _fitting_spans(
+    hand: list[int], tops: list[int], kinds: list[int], opp_free: bool
+) -> tuple[int, list[tuple[int, ...]]]:
+    """How many plays are legal, and per pile the cards of the sorted `hand` that fit it, as
+    (count, pile, start, end, trick card, trick first).
+
+    Cards that fit a pile in order form a run of the sorted hand; the backwards-trick card, if held, lies
+    just outside it. Listed pile by pile in hand order, they are the moves `_plain_moves` lists.
+    """
+    spans = []
+    total = 0
+    size = len(hand)
+    for pile, kind in enumerate(kinds):
+        top = tops[pile]
+        if kind == OWN_UP:
+            start = bisect_right(hand, top)
+            trick = top - 10 if top - 10 in hand else 0
+            count = size - start + (trick > 0)
+            spans.append((count, pile, start, size, trick, True))
+        elif kind == OWN_DOWN:
+            end = bisect_left(hand, top)
+            trick = top + 10 if top + 10 in hand else 0
+            count = end + (trick > 0)
+            spans.append((count, pile, 0, end, trick, False))
+        elif not opp_free:
+            continue
+        elif kind == OPP_UP:
+            count = bisect_left(hand, top)
+            spans.append((count, pile, 0, count, 0, False))
+        else:
+            start = bisect_right(hand, top)
+            count = size - start
+            spans.append((count, pile, start, size, 0, False))
+        total += count
+    return total, spans
+
+
+def _nth_move(hand: list[int], spans: list[tuple[int, ...]], index: int) -> tuple[int, int]:
+    """The move at `index` in the order `_plain_moves` lists them."""
+    for count, pile, start, end, trick, trick_first in spans:
+        if index < count:
+            if trick:
+                if trick_first:
+                    if index == 0:
+                        return trick, pile
+                    index -= 1
+                elif index == end - start:
+                    return trick, pile
+            return hand[start + index], pile
+        index -= count
+    raise IndexError("move index out of range")
 
 
 def _plain_moves(hand: list[int], tops: list[int], kinds: list[int], opp_free: bool) -> list[tuple[int, int]]:
@@ -96,12 +174,21 @@ def _plain_moves(hand: list[int], tops: list[int], kinds: list[int], opp_free: b
     return moves
 
 
-def _can_follow(moves: list[tuple[int, int]], hand: list[int], tops: list[int], kinds: list[int], opp_free: bool,
-                card: int, pile: int) -> bool:
-    """Whether some play can follow `card` on `pile`, given the plays `moves` legal before it."""
+def _can_follow(
+    spans: list[tuple[int, ...]],
+    hand: list[int],
+    tops: list[int],
+    kinds: list[int],
+    opp_free: bool,
+    card: int,
+    pile: int,
+) -> bool:
+    """Whether some play can follow `card` on `pile`, given the `spans` of plays legal before it."""
     on_opponent = kinds[pile] >= OPP_UP
-    for other, other_pile in moves:  # usually another card fits another pile, untouched by this play
-        if other != card and other_pile != pile and not (on_opponent and kinds[other_pile] >= OPP_UP):
+    for count, other_pile, start, _end, trick, _ in spans:  # usually another card fits another pile, untouched
+        if other_pile == pile or (on_opponent and kinds[other_pile] >= OPP_UP):
+            continue
+        if count > 1 or (count == 1 and card != (trick or hand[start])):
             return True
     rest = [other for other in hand if other != card]
     old_top = tops[pile]
@@ -157,8 +244,20 @@ OWN_UP, OWN_DOWN, OPP_UP, OPP_DOWN = 0, 1, 2, 3
 class _Turn:
     """The position inside the mover's turn: pile tops, hand left and the turn's command obligations."""
 
-    __slots__ = ("ids", "kinds", "tops", "hand", "min_plays", "table", "n", "opp_used", "first", "three",
-                 "skulls", "stopped")
+    __slots__ = (
+        "ids",
+        "kinds",
+        "tops",
+        "hand",
+        "min_plays",
+        "table",
+        "n",
+        "opp_used",
+        "first",
+        "three",
+        "skulls",
+        "stopped",
+    )
 
     def __init__(self, observation: dict[str, Any]) -> None:
         seat = observation["seat"]
@@ -260,8 +359,18 @@ class _Turn:
     def apply(self, move: tuple[int, int]) -> tuple:
         index, pile = move
         card = self.hand.pop(index)
-        undo = (index, card, pile, self.tops[pile], self.n, self.opp_used, self.first, self.three, self.skulls,
-                self.stopped)
+        undo = (
+            index,
+            card,
+            pile,
+            self.tops[pile],
+            self.n,
+            self.opp_used,
+            self.first,
+            self.three,
+            self.skulls,
+            self.stopped,
+        )
         self.tops[pile] = card
         self.n += 1
         if self.kinds[pile] >= OPP_UP:
