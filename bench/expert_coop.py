@@ -95,10 +95,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=10_000, help="games per configuration (default 10000)")
     parser.add_argument("--first-seed", type=int, default=0, help="seed of the first game (default 0)")
-    parser.add_argument("--config", action="append", type=parse_config, metavar="GAME:PLAYERS",
-                        help="a configuration to play (repeatable; default: the-game 1-5 players and extreme:1)")
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="override a field of the bot's Tuning for both games")
+    parser.add_argument(
+        "--config",
+        action="append",
+        type=parse_config,
+        metavar="GAME:PLAYERS",
+        help="a configuration to play (repeatable; default: the-game 1-5 players and extreme:1)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a field of the bot's Tuning for both games",
+    )
     args = parser.parse_args()
     if args.games < 1:
         raise SystemExit("--games must be at least 1")

@@ -24,8 +24,9 @@ from bots.house import load_house_bot  # noqa: E402
 from bots.summary import wilson_interval  # noqa: E402
 
 
-def play_deal(seed: str, start_seat: int, expert_seat: int, expert: ModuleType, other: ModuleType,
-              expert_times: list[float]) -> bool:
+def play_deal(
+    seed: str, start_seat: int, expert_seat: int, expert: ModuleType, other: ModuleType, expert_times: list[float]
+) -> bool:
     """Play one game of the deal; return whether the expert won."""
     bots = [expert, other] if expert_seat == 0 else [other, expert]
     state = games.new_game("face-to-face", seed=seed, start_seat=start_seat)
@@ -62,8 +63,13 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=1000, help="deals to play, each twice (default 1000)")
     parser.add_argument("--first-deal", type=int, default=0, help="seed of the first deal (default 0)")
     parser.add_argument("--opponent", default="greedy", help="house bot to play against (default greedy)")
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="override one of the expert's score weights (a module constant)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override one of the expert's score weights (a module constant)",
+    )
     args = parser.parse_args()
     weights = parse_weights(args.set)
 

@@ -247,7 +247,11 @@ class Planner:
         left = [card for card in self.in_play if card not in played]
         reach = dict.fromkeys(left, 0.0)
         for pile, top in enumerate(tops):
-            ahead = [card for card in left if card > top] if self.up[pile] else [card for card in reversed(left) if card < top]
+            ahead = (
+                [card for card in left if card > top]
+                if self.up[pile]
+                else [card for card in reversed(left) if card < top]
+            )
             for queue, card in enumerate(ahead):
                 reach[card] += t.reach_scale / (t.reach_scale + queue)
         return sum(math.exp(-t.reach_steepness * value) for value in reach.values())

@@ -153,8 +153,16 @@ class Scorer:
         self._their_summaries: dict[tuple[int, int], TurnSummary] = {}
         self._their_base = position_cost(*list_fits(view.their_remaining, view.tops[OPP_UP], view.tops[OPP_DOWN]))
 
-    def score(self, up: int, down: int, fits: tuple[int, int, int, int], kept: int, tricks_kept: int, played: int,
-              dump: tuple[int, int] | None) -> float:
+    def score(
+        self,
+        up: int,
+        down: int,
+        fits: tuple[int, int, int, int],
+        kept: int,
+        tricks_kept: int,
+        played: int,
+        dump: tuple[int, int] | None,
+    ) -> float:
         """The value of ending the turn with our piles at `up`/`down`, `kept` cards in hand (`tricks_kept` of
         them backwards tricks on our piles), `played` cards placed and `dump` (pile, card) on the opponent's
         piles; `fits` counts our remaining cards (hand and draw pile) against the new tops, as list_fits does."""

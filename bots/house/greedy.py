@@ -52,8 +52,20 @@ OWN_UP, OWN_DOWN, OPP_UP, OPP_DOWN = 0, 1, 2, 3
 class _Turn:
     """The position inside the mover's turn: pile tops, hand left and the turn's command obligations."""
 
-    __slots__ = ("ids", "kinds", "tops", "hand", "min_plays", "table", "n", "opp_used", "first", "three",
-                 "skulls", "stopped")
+    __slots__ = (
+        "ids",
+        "kinds",
+        "tops",
+        "hand",
+        "min_plays",
+        "table",
+        "n",
+        "opp_used",
+        "first",
+        "three",
+        "skulls",
+        "stopped",
+    )
 
     def __init__(self, observation: dict[str, Any]) -> None:
         seat = observation["seat"]
@@ -166,8 +178,7 @@ class _Turn:
             return False
         if dead_ends is None:
             dead_ends = set()
-        key = (tuple(self.hand), tuple(self.tops), min(self.n, 3), self.opp_used, self.first, self.three,
-               self.skulls)
+        key = (tuple(self.hand), tuple(self.tops), min(self.n, 3), self.opp_used, self.first, self.three, self.skulls)
         if key in dead_ends:
             return False
         for move in self.moves():
@@ -182,8 +193,18 @@ class _Turn:
     def apply(self, move: tuple[int, int]) -> tuple:
         index, pile = move
         card = self.hand.pop(index)
-        undo = (index, card, pile, self.tops[pile], self.n, self.opp_used, self.first, self.three, self.skulls,
-                self.stopped)
+        undo = (
+            index,
+            card,
+            pile,
+            self.tops[pile],
+            self.n,
+            self.opp_used,
+            self.first,
+            self.three,
+            self.skulls,
+            self.stopped,
+        )
         self.tops[pile] = card
         self.n += 1
         if self.kinds[pile] >= OPP_UP:

@@ -93,20 +93,30 @@ def test_random_without_new_game_seeds_from_the_observation() -> None:
     observation = games.new_game("the-game", players=2, seed=11).observation(0)
     first = [load_house_bot("random").play(observation) for _ in range(3)]
     assert first[0] == first[1] == first[2]
-    other_hands = {str(load_house_bot("random").play(games.new_game("the-game", 2, seed).observation(0)))
-                   for seed in range(12, 20)}
+    other_hands = {
+        str(load_house_bot("random").play(games.new_game("the-game", 2, seed).observation(0))) for seed in range(12, 20)
+    }
     assert len(other_hands) > 1
 
 
 def face_to_face_observation(hand: list[int], tops: dict[str, int]) -> dict:
     piles = {
-        pile: {"direction": pile[3:], "owner": int(pile[1]), "top": top, "history": [top]}
-        for pile, top in tops.items()
+        pile: {"direction": pile[3:], "owner": int(pile[1]), "top": top, "history": [top]} for pile, top in tops.items()
     }
     return {
-        "game": "face-to-face", "players": 2, "seat": 0, "to_move": 0, "turn": 7, "hand": hand,
-        "hand_sizes": [len(hand), 6], "hand_size": 6, "draw_pile_sizes": [30, 30], "min_plays": 2,
-        "piles": piles, "signals": [], "commands": None,
+        "game": "face-to-face",
+        "players": 2,
+        "seat": 0,
+        "to_move": 0,
+        "turn": 7,
+        "hand": hand,
+        "hand_sizes": [len(hand), 6],
+        "hand_size": 6,
+        "draw_pile_sizes": [30, 30],
+        "min_plays": 2,
+        "piles": piles,
+        "signals": [],
+        "commands": None,
     }
 
 
@@ -164,7 +174,10 @@ def test_cheap_bots_are_standalone_standard_library_files(filename: str, tmp_pat
     )
     result = subprocess.run(
         [sys.executable, "-I", "-S", "-c", f"import sys; sys.path.insert(0, '.'); {script}"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=30,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert result.returncode == 0, result.stderr
     assert '"plays": [[' in result.stdout
