@@ -15,6 +15,7 @@ every seat of a game in the same process.
 """
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +54,7 @@ class Tuning:
     silence_penalty: float = 0.2  # leaving a silence on top (team games only)
     stop_card_value: float = 0.5  # playing a stop card spends an emergency exit
     node_limit: int = 2_500  # search nodes per turn; past it the best turn found so far is taken
+    time_limit: float = 0.1  # seconds of search per turn, the same cut-off for a slow or busy machine
 
 
 THE_GAME_TUNING = Tuning()
@@ -283,6 +285,9 @@ class Planner:
         self._candidates: dict[tuple, tuple[float, list[tuple[int, int]], tuple[int, ...]]] = {}
         self._seen: dict[tuple, float] = {}
         self._nodes = 0
+        self._deadline = time.perf_counter() + self.tuning.time_limit
+        self._timed_out = False
+        self._clock_countdown = 1
         self._dfs(self.tops, self.hand, (), [], 0.0, -1, 0, False, False)
         if not self._candidates:
             return []
@@ -362,7 +367,7 @@ class Planner:
         forced = count < self.min_plays or bool(skulls) or three
         if skulls and self._skull_stranded(tops, hand, skulls):
             return
-        if self._nodes > self.tuning.node_limit and self._candidates:
+        if self._candidates and (self._nodes > self.tuning.node_limit or self._out_of_time()):
             return
         most_extras = max(0, count + len(hand) - self.min_plays)  # extras made so far and still possible
         floor = (
@@ -415,6 +420,15 @@ class Planner:
                 command == STOP,
             )
             plays.pop()
+
+    def _out_of_time(self) -> bool:
+        """Whether the turn's time is up; the clock is read every 64 calls, as a reading costs about a node."""
+        if not self._timed_out:
+            self._clock_countdown -= 1
+            if self._clock_countdown <= 0:
+                self._clock_countdown = 64
+                self._timed_out = time.perf_counter() > self._deadline
+        return self._timed_out
 
     def _skull_stranded(self, tops: tuple[int, ...], hand: tuple[int, ...], skulls: int) -> bool:
         """Whether some uncovered skull has no card left in hand that could ever cover it."""

@@ -82,6 +82,21 @@ def test_wins_some_solo_games_and_leaves_few_cards() -> None:
     assert statistics.fmean(scores) < 14
 
 
+def test_stops_searching_at_its_time_limit() -> None:
+    # two close runs of four: many orderings and extra plays worth trying
+    state = position("the-game", [[12, 15, 19, 23, 81, 84, 88, 93]], [], [])
+    unlimited, hurried = new_bot(), new_bot()
+    hurried.THE_GAME_TUNING = hurried.Tuning(time_limit=0.0)
+    observation = state.observation(0)
+    slow = unlimited.Planner(observation, unlimited.THE_GAME_TUNING)
+    slow.best_plays()
+    quick = hurried.Planner(observation, hurried.THE_GAME_TUNING)
+    plays = quick.best_plays()
+    assert not slow._timed_out and quick._timed_out
+    assert quick._nodes < slow._nodes / 5  # the first clock reading ends it, once some legal turn is in hand
+    state.push(games.Turn.from_json({"plays": [[card, quick.names[pile]] for card, pile in plays]}))
+
+
 def test_keeps_no_state_between_turns() -> None:
     bot = new_bot()
     state = games.new_game("the-game", players=2, seed=5)
@@ -106,7 +121,7 @@ def test_imports_only_the_standard_library() -> None:
             imported |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported.add((node.module or "").split(".")[0])
-    assert imported <= {"__future__", "dataclasses", "math", "typing"}
+    assert imported <= {"__future__", "dataclasses", "math", "time", "typing"}
 
 
 # ---- turn planning ------------------------------------------------------------------------------------
