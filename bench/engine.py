@@ -11,6 +11,7 @@ serialises it to JSON, as the match runner does.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import os
 import statistics
 import sys
@@ -70,14 +71,34 @@ def face_to_face_throughput(seconds: float) -> dict:
     }
 
 
-def coop_strength(game: str, players: int, count: int) -> dict:
+def coop_games(game: str, players: int, seeds: range) -> tuple[list[int], list[float]]:
+    """Play the seeded games `seeds` with one expert per seat: (cards left per game, seconds per turn)."""
     bots = [load_house_bot("expert") for _ in range(players)]
     timings: list[float] = []
     scores = []
-    for index in range(count):
+    for index in seeds:
         seed = f"strength:{index}"
         state = play_game(games.new_game(game, players, seed), bots, seed, timings)
         scores.append(state.outcome.score)
+    return scores, timings
+
+
+def coop_strength(game: str, players: int, count: int, jobs: int = 1) -> dict:
+    """The experts' results over games 0..count-1, played by `jobs` processes in chunks (same games for any jobs)."""
+    chunk = max(1, min(250, count // (4 * jobs) or 1))
+    chunks = [range(start, min(start + chunk, count)) for start in range(0, count, chunk)]
+    scores: list[int] = []
+    timings: list[float] = []
+    if jobs == 1:
+        results = (coop_games(game, players, seeds) for seeds in chunks)
+    else:
+        pool = concurrent.futures.ProcessPoolExecutor(jobs)
+        results = pool.map(coop_games, [game] * len(chunks), [players] * len(chunks), chunks)
+    for chunk_scores, chunk_timings in results:
+        scores += chunk_scores
+        timings += chunk_timings
+    if jobs > 1:
+        pool.shutdown()
     wins = scores.count(0)
     low, high = wilson_interval(wins, count)
     return {
@@ -123,6 +144,7 @@ def turn_times(timings: list[float]) -> dict:
         return {}
     return {
         "turn_ms_median": round(1000 * statistics.median(timings), 3),
+        "turn_ms_p99": round(1000 * statistics.quantiles(timings, n=100)[98], 3) if len(timings) > 1 else None,
         "turn_ms_max": round(1000 * max(timings), 3),
         "turns_timed": len(timings),
     }
@@ -135,6 +157,7 @@ def main() -> None:
     parser.add_argument(
         "--deals", type=int, default=1_000, help="Face to Face duplicate deals (default 1000 = 2000 games)"
     )
+    parser.add_argument("--jobs", type=int, default=1, help="processes for the co-op strength runs (default 1)")
     parser.add_argument("--seconds", type=float, default=10.0, help="throughput run length")
     parser.add_argument(
         "--configs",
@@ -154,15 +177,19 @@ def main() -> None:
     if args.only in (None, "coop"):
         configurations = [(game, int(players)) for game, players in (c.split(":") for c in args.configs.split(","))]
         for game, players in configurations:
-            r = coop_strength(game, players, args.games)
+            started = time.perf_counter()
+            r = coop_strength(game, players, args.games, args.jobs)
+            wall = time.perf_counter() - started
             target = {("the-game", 1): "  [target win >= 20%]", ("the-game", 2): "  [target win >= 30%]"}.get(
                 (game, players), ""
             )
             print(
                 f"{game} {players}p expert x{players}: win {100 * r['win_rate']:.2f}% "
                 f"(95% CI {100 * r['ci95'][0]:.1f}-{100 * r['ci95'][1]:.1f}%), cards left mean {r['mean_cards_left']} "
-                f"median {r['median_cards_left']}, turn ms median {r['turn_ms_median']} max {r['turn_ms_max']}"
-                f" over {r['games']} games{target}"
+                f"median {r['median_cards_left']}, turn ms median {r['turn_ms_median']} p99 {r['turn_ms_p99']} "
+                f"max {r['turn_ms_max']} over {r['games']} games ({wall:.0f} s, {args.jobs} job(s), "
+                f"load average {os.getloadavg()[0]:.1f}){target}",
+                flush=True,
             )
     if args.only in (None, "face-to-face"):
         r = face_to_face_strength(args.deals)
