@@ -3,9 +3,10 @@
     python bench/engine.py                 # everything, at the issue's sizes (takes a while)
     python bench/engine.py --only speed    # Face to Face random vs random games per second
     python bench/engine.py --games 1000    # smaller strength runs
+    python bench/engine.py --jobs 2        # the strength runs on two processes (the same seeded games)
 
 Throughput runs on one core in this process with logging on: every game builds its full log and
-serialises it to JSON, as the match runner does.
+serialises it to JSON (games.dumps_log), as the match runner does.
 """
 
 from __future__ import annotations
