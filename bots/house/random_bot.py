@@ -70,7 +70,7 @@ def _plain_turn(observation: dict[str, Any], draw: Any) -> list[list[Any]]:
                     return plays
                 index = int(draw() * len(moves))
                 card, pile = moves[index]
-                if _can_follow(_fitting_spans(hand, tops, kinds, opp_free)[1], hand, tops, kinds, opp_free, card, pile):
+                if _can_follow(spans, hand, tops, kinds, opp_free, card, pile):
                     break
         hand.remove(card)
         tops[pile] = card
