@@ -86,6 +86,7 @@ def test_stops_searching_at_its_time_limit() -> None:
     # two close runs of four: many orderings and extra plays worth trying
     state = position("the-game", [[12, 15, 19, 23, 81, 84, 88, 93]], [], [])
     unlimited, hurried = new_bot(), new_bot()
+    unlimited.THE_GAME_TUNING = unlimited.Tuning(time_limit=30.0)  # never reached, however busy the machine
     hurried.THE_GAME_TUNING = hurried.Tuning(time_limit=0.0)
     observation = state.observation(0)
     slow = unlimited.Planner(observation, unlimited.THE_GAME_TUNING)
