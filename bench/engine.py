@@ -88,18 +88,17 @@ def coop_strength(game: str, players: int, count: int, jobs: int = 1) -> dict:
     """The experts' results over games 0..count-1, played by `jobs` processes in chunks (same games for any jobs)."""
     chunk = max(1, min(250, count // (4 * jobs) or 1))
     chunks = [range(start, min(start + chunk, count)) for start in range(0, count, chunk)]
+    arguments = ([game] * len(chunks), [players] * len(chunks), chunks)
+    if jobs == 1:
+        results = list(map(coop_games, *arguments))
+    else:
+        with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+            results = list(pool.map(coop_games, *arguments))
     scores: list[int] = []
     timings: list[float] = []
-    if jobs == 1:
-        results = (coop_games(game, players, seeds) for seeds in chunks)
-    else:
-        pool = concurrent.futures.ProcessPoolExecutor(jobs)
-        results = pool.map(coop_games, [game] * len(chunks), [players] * len(chunks), chunks)
     for chunk_scores, chunk_timings in results:
         scores += chunk_scores
         timings += chunk_timings
-    if jobs > 1:
-        pool.shutdown()
     wins = scores.count(0)
     low, high = wilson_interval(wins, count)
     return {

@@ -21,6 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine import play_game  # noqa: E402  (bench/engine.py: the same timed game loop)
+
 import games  # noqa: E402
 from bots.house import fresh_module  # noqa: E402
 from bots.summary import wilson_interval  # noqa: E402
@@ -66,15 +68,7 @@ def run_config(game: str, players: int, count: int, first_seed: int, settings: d
     timings: list[float] = []
     started = time.perf_counter()
     for seed in range(first_seed, first_seed + count):
-        state = games.new_game(game, players=players, seed=seed)
-        while state.outcome is None:
-            seat = state.to_move
-            observation = state.observation(seat)
-            turn_started = time.perf_counter()
-            turn = bots[seat].play(observation)
-            elapsed = time.perf_counter() - turn_started
-            timings.append(elapsed)
-            state.push(turn, elapsed * 1000)
+        state = play_game(games.new_game(game, players=players, seed=seed), bots, seed, timings)
         scores.append(state.outcome.score)
     wins = scores.count(0)
     times_ms = sorted(1000 * t for t in timings)
