@@ -6,8 +6,10 @@ picks the turn that wastes least. Waste is counted on the cards still in play (o
 a pile shuts the cards it jumps over out of that pile, and each shut-out card costs more the fewer piles it
 can still go on (losing its last pile costs a full card). A backwards trick earns its reopened cards back.
 Plays beyond the minimum are made only when they waste little; with the draw pile empty the bot places as
-many cards as it can. After its plays it signals `keep-off` on piles where it holds a close fit and `jump`
-where it holds a trick card it could not use, and it shies away from piles its partners flagged.
+many cards as it can. The best turns found are re-ranked by how well the piles still reach the cards in
+play. The search stops at a node limit or after 100 ms, whichever comes first, with the best turn found.
+After its plays it signals `keep-off` on piles where it holds a close fit and `jump` where it holds a trick
+card it could not use, and it shies away from piles its partners flagged.
 In Extreme the search obeys every command and prices the infinity commands it leaves on top.
 
 The bot keeps no memory between turns: everything it needs is in the observation, so one module can serve
