@@ -295,3 +295,18 @@ def test_bad_counts_are_named(kwargs, message):
     arguments.update(kwargs)
     with pytest.raises(ValueError, match=message):
         fit_counts(arguments.pop("players"), arguments.pop("a"), arguments.pop("b"), **arguments)
+
+
+def test_the_rating_maths_imports_without_django_or_celery():
+    import os
+    import subprocess
+    import sys
+
+    environment = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+    code = (
+        "import sys, league.ratings\n"
+        "assert league.ratings.fit_ratings([(1, 2, 1), (2, 1, 0.5)])[1].elo > 1500\n"
+        "print(sorted({'django', 'celery'} & {name.split('.')[0] for name in sys.modules}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

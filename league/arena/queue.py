@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from celery import current_app
 from django.db import transaction
+
+from league.celery import app
 
 PLAY_MATCH = "league.arena.tasks.play_match"
 REFIT_RATINGS = "league.arena.tasks.refit_ratings"
@@ -22,7 +23,7 @@ FINISH_TOURNAMENT = "league.arena.tasks.finish_tournament"
 def _send(name: str, args: tuple[Any, ...], countdown: float | None) -> None:
     # A signature runs a registered task as the task itself would (eager mode included) and falls back to
     # sending by name in a process that never imported tasks.py (the web server).
-    current_app.signature(name, args=args, countdown=countdown).apply_async()
+    app.signature(name, args=args, countdown=countdown).apply_async()
 
 
 def send_on_commit(name: str, *args: Any, countdown: float | None = None) -> None:

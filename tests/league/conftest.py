@@ -99,7 +99,7 @@ def make_version(db):
     return make
 
 
-def played_game(index: int, winner: int | None, seat_bots=(0, 1)):
+def _played_game(index: int, winner: int | None, seat_bots=(0, 1)):
     """A finished Face to Face game as the runner reports it (the log is a stub: these games are never replayed)."""
     import games
     from bots.match import GameResult
@@ -108,6 +108,12 @@ def played_game(index: int, winner: int | None, seat_bots=(0, 1)):
     outcome = games.Outcome(termination, winner=winner, seat=None if winner is None else 1 - winner)
     log = {"seed": f"s{index}", "start_seat": 0, "turns": []}
     return GameResult(index=index, deal=index, log=log, outcome=outcome, seat_bots=list(seat_bots))
+
+
+@pytest.fixture
+def played_game():
+    """played_game(index, winner_seat): a finished Face to Face game as the runner reports it."""
+    return _played_game
 
 
 @pytest.fixture
@@ -135,7 +141,7 @@ def record_games(db):
                 status=Match.Status.DONE,
                 games_done=len(winners),
             )
-            played = [played_game(index, winner) for index, winner in enumerate(winners)]
+            played = [_played_game(index, winner) for index, winner in enumerate(winners)]
             results.save_games(match, [a, b], played, {}, timezone.now())
         return match
 
