@@ -30,7 +30,7 @@ def ladder_of(alice, make_version):
 
 
 def ranks_and_names(page: str) -> list[tuple[str, str]]:
-    return re.findall(r'<td class="num">(\d+|–)</td>\s*<td><a href="/bots/\d+/">([\w-]+)</a>', page)
+    return re.findall(r'<td class="num">(\d+|–)</td>\s*<td class="name"><a href="/bots/\d+/">([\w-]+)</a>', page)
 
 
 def test_page_links_show_both_ends_and_the_neighbourhood():
