@@ -5,12 +5,13 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.core.cache import caches
 from django.urls import reverse
 
-from league.arena import caching, signals
+from league.arena import caching, matches, refits, signals, tournaments
 from league.arena.models import Rating, Tournament, TournamentEntry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -180,3 +181,48 @@ def test_two_bumps_never_meet_on_one_token(db):
         caching.bump(scope)
         seen.add(caching.generation(scope))
     assert len(seen) == 6
+
+
+def test_stored_games_and_their_refit_show_at_once(
+    client, alice, bob, make_version, record_games, sent, django_capture_on_commit_callbacks
+):
+    a, b = make_version(alice, "alpha"), make_version(bob, "beta")
+    with django_capture_on_commit_callbacks(execute=True):
+        record_games(a, b, [0, 0, 0, 1])
+        refits.refit("face-to-face")
+    page = client.get(LADDER).content.decode()
+    assert page.index("alpha") < page.index("beta") and "3–1" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        record_games(a, b, [1] * 8)
+        refits.refit("face-to-face")
+    page = client.get(LADDER).content.decode()
+    assert page.index("beta") < page.index("alpha") and "9–3" in page
+    home = client.get(reverse("home")).content.decode()
+    assert home.index("bob/beta") < home.index("alice/alpha")
+
+
+def test_a_bot_joining_the_ladder_shows_at_once(client, rated, make_version, bob, django_capture_on_commit_callbacks):
+    assert "gamma" not in client.get(LADDER).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        make_version(bob, "gamma")
+    assert "gamma" in client.get(LADDER).content.decode()
+    assert "bob/gamma" in client.get(reverse("home")).content.decode()
+
+
+def test_a_stored_tournament_match_shows_at_once(
+    client, alice, bob, make_version, sent, played_game, django_capture_on_commit_callbacks
+):
+    a, b = make_version(alice, "alpha"), make_version(bob, "beta")
+    cup = Tournament.objects.create(name="Cup", games_per_pairing=1)
+    for version in (a, b):
+        TournamentEntry.objects.create(tournament=cup, bot=version.bot, version=version)
+    live = reverse("tournament-live", args=[cup.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        (match,) = tournaments.start(cup.pk)
+    assert "0/1" not in client.get(live).content.decode()
+    token = match.claim("test", matches.lease())
+    with django_capture_on_commit_callbacks(execute=True):
+        matches.store(match, token, [a, b], SimpleNamespace(games=[played_game(0, 1)], stderr={}))
+    fragment = client.get(live).content.decode()
+    assert "0/1" in fragment and "1/1" in fragment
+    assert fragment.index("bob/beta") < fragment.index("alice/alpha")
