@@ -25,7 +25,7 @@ class TournamentError(ValueError):
 
 
 def start(tournament_id: int) -> list[Match]:
-    """Freeze each participant's newest active version and queue all matches; [] if already started.
+    """Freeze each participant's ladder version (its newest active one) and queue all matches; [] if already started.
 
     Participants without an active version at that moment are left out (their entry keeps no version).
     """
@@ -34,12 +34,12 @@ def start(tournament_id: int) -> list[Match]:
         if tournament.status != Tournament.Status.DRAFT:
             return []
         tournament.clean()
-        entries = list(tournament.entries.select_related("bot").order_by("pk"))
+        entries = list(tournament.entries.select_related("bot__active_version").order_by("pk"))
         playing: list[TournamentEntry] = []
         for entry in entries:
             if entry.bot.game != tournament.game:
                 raise TournamentError(f"{entry.bot} plays {entry.bot.get_game_display()}, not {tournament.game}")
-            entry.version = entry.bot.newest_active_version()
+            entry.version = entry.bot.active_version
             entry.save(update_fields=["version"])
             if entry.version is not None:
                 playing.append(entry)
