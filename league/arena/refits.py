@@ -39,6 +39,10 @@ ANCHOR = 1500.0
 LEASE = timedelta(seconds=60)  # a refit takes well under a second; one silent this long has died
 
 
+class _ClaimLost(Exception):
+    """The refit's claim was taken over while it stored: roll its ratings back."""
+
+
 @dataclass(frozen=True)
 class GameCounts:
     """Rated results per pair of versions (row k: players[a[k]] against players[b[k]]): the input of a fit."""
@@ -103,9 +107,10 @@ def _live_claim() -> Q:
 
 def request(game: str) -> None:
     """Ask for a refit of `game` covering everything committed so far."""
-    if not RatingFit.objects.filter(game=game).update(pending=True):
+    # Only a row not yet pending is written (and locked): under a stream of matches most requests write nothing.
+    if not RatingFit.objects.filter(game=game, pending=False).update(pending=True):
         _state(game)
-        RatingFit.objects.filter(game=game).update(pending=True)
+        RatingFit.objects.filter(game=game, pending=False).update(pending=True)
     if not RatingFit.objects.filter(_live_claim(), game=game).exists():
         queue.refit_ratings(game)
 
@@ -158,33 +163,38 @@ def store(
     last_played: dict[int, datetime],
 ) -> bool:
     """Rewrite the game's ratings from one fit, only while `token` holds the claim; False if it does not."""
-    with transaction.atomic():
-        state = RatingFit.objects.select_for_update().filter(game=game, claim_token=token).first()
-        if state is None:
-            return False
-        Rating.objects.filter(game=game).exclude(version_id__in=list(fitted)).delete()
-        Rating.objects.bulk_create(
-            [
-                Rating(
-                    version_id=pk,
-                    game=game,
-                    elo=r.elo,
-                    low=r.low,
-                    high=r.high,
-                    games=r.games,
-                    wins=r.wins,
-                    losses=r.losses,
-                    last_played=last_played.get(pk),
-                )
-                for pk, r in fitted.items()
-            ],
-            update_conflicts=True,
-            unique_fields=["version"],
-            update_fields=["game", "elo", "low", "high", "games", "wins", "losses", "last_played"],
-            batch_size=2_000,
-        )
-        RatingFit.objects.filter(game=game).update(games=counts.total, fitted_at=timezone.now())
-        signals.send_leaderboard_changed(game)
+    try:
+        with transaction.atomic():
+            Rating.objects.filter(game=game).exclude(version_id__in=list(fitted)).delete()
+            Rating.objects.bulk_create(
+                [
+                    Rating(
+                        version_id=pk,
+                        game=game,
+                        elo=r.elo,
+                        low=r.low,
+                        high=r.high,
+                        games=r.games,
+                        wins=r.wins,
+                        losses=r.losses,
+                        last_played=last_played.get(pk),
+                    )
+                    for pk, r in fitted.items()
+                ],
+                update_conflicts=True,
+                unique_fields=["version"],
+                update_fields=["game", "elo", "low", "high", "games", "wins", "losses", "last_played"],
+                batch_size=2_000,
+            )
+            # Checked last, so the state row is locked only for the commit, never while the ratings are written.
+            stamped = RatingFit.objects.filter(game=game, claim_token=token).update(
+                games=counts.total, fitted_at=timezone.now()
+            )
+            if not stamped:
+                raise _ClaimLost
+            signals.send_leaderboard_changed(game)
+    except _ClaimLost:
+        return False
     return True
 
 

@@ -122,30 +122,32 @@ def save_games(
         for seat, bot in enumerate(result.seat_bots)
     ]
     GameSeat.objects.bulk_create(seats)
-    _add_to_entries(match, seats, stderr)
+    _add_to_entries(match, versions, seats, stderr)
     if counts_for_pairs(match):
         add_to_pairs(_pair_counts(match.game, stored, seats))
     return stored
 
 
-def _add_to_entries(match: Match, seats: list[GameSeat], stderr: dict[int, str]) -> None:
-    entries = list(match.entries.all())
-    by_version = {entry.version_id: entry for entry in entries}
-    games: dict[int, set[int]] = defaultdict(set)
+def _add_to_entries(
+    match: Match, versions: Sequence[BotVersion], seats: list[GameSeat], stderr: dict[int, str]
+) -> None:
+    index_of = {version.pk: index for index, version in enumerate(versions)}
+    totals = [{"games": set(), "wins": 0, "losses": 0, "draws": 0, "points": 0.0} for _ in versions]
     for seat in seats:
-        entry = by_version[seat.version_id]
-        games[entry.pk].add(seat.game.pk)
+        total = totals[index_of[seat.version_id]]
+        total["games"].add(seat.game.pk)
         if seat.points is not None:
-            entry.points += seat.points
-            entry.wins += seat.points == 1.0
-            entry.losses += seat.points == 0.0
-            entry.draws += seat.points == 0.5
-    for entry in entries:
-        entry.games += len(games[entry.pk])
-        text = stderr.get(entry.index, "")
+            total["points"] += seat.points
+            total["wins"] += seat.points == 1.0
+            total["losses"] += seat.points == 0.0
+            total["draws"] += seat.points == 0.5
+    for index, total in enumerate(totals):
+        changes = {**total, "games": len(total["games"])}
+        text = stderr.get(index, "")
         if text:
-            entry.stderr_tail = text[-STDERR_TAIL_CHARS:]
-    MatchEntry.objects.bulk_update(entries, ["games", "wins", "losses", "draws", "points", "stderr_tail"])
+            changes["stderr_tail"] = text[-STDERR_TAIL_CHARS:]
+        # Stored once per match (the claim guarantees it), so the counts are set, not added.
+        MatchEntry.objects.filter(match=match, index=index).update(**changes)
 
 
 def _pair_counts(game_id: str, stored: list[Game], seats: list[GameSeat]) -> dict[PairKey, PairCounts]:
