@@ -154,9 +154,16 @@ def _entries_with_bots() -> Prefetch:
 
 def recent_matches(bot: Bot) -> list[Match]:
     """The bot's RECENT_MATCHES newest matches but its validations, each with its entries."""
-    played = MatchEntry.objects.filter(version__bot=bot).values("match_id")
-    newest = Match.objects.filter(pk__in=played).exclude(kind=Match.Kind.VALIDATION).order_by("-created", "-pk")
-    return list(newest.prefetch_related(_entries_with_bots())[:RECENT_MATCHES])
+    # The version ids as constants let PostgreSQL walk the entries' match index backwards and stop after a few rows,
+    # even for a bot with tens of thousands of matches (a join to the versions would sort them all).
+    versions = list(bot.versions.values_list("pk", flat=True))
+    newest = (
+        MatchEntry.objects.filter(version_id__in=versions)
+        .exclude(match__kind=Match.Kind.VALIDATION)
+        .order_by("-match_id")
+        .values("match_id")[:RECENT_MATCHES]
+    )
+    return list(Match.objects.filter(pk__in=newest).order_by("-pk").prefetch_related(_entries_with_bots()))
 
 
 @with_bot()
@@ -268,21 +275,24 @@ def tournament_live(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return render(request, "arena/_standings.html", _tournament_context(tournament))
 
 
-def _visible_match(request: HttpRequest, match_id: int) -> Match:
-    """The match with its entries; a validation match is private to the candidate's owner (its details may quote
-    the bot's errors)."""
-    match = get_object_or_404(
-        Match.objects.select_related("tournament").prefetch_related(_entries_with_bots()), pk=match_id
-    )
+def _require_visible(request: HttpRequest, match: Match) -> None:
+    """A validation match is private to the candidate's owner (its details may quote the bot's errors)."""
     if match.kind == Match.Kind.VALIDATION and not request.user.is_staff:
-        candidate = match.entries.all()[0].version.bot
-        if candidate.owner_id != request.user.pk:
+        candidate_owner = match.entries.filter(index=0).values_list("version__bot__owner_id", flat=True).first()
+        if candidate_owner != request.user.pk:
             raise Http404("no such match")
+
+
+def _visible_match(request: HttpRequest, match_id: int) -> Match:
+    match = get_object_or_404(Match, pk=match_id)
+    _require_visible(request, match)
     return match
 
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
-    match = _visible_match(request, match_id)
+    shown = Match.objects.select_related("tournament").prefetch_related(_entries_with_bots())
+    match = get_object_or_404(shown, pk=match_id)
+    _require_visible(request, match)
     entries = list(match.entries.all())
     names = {entry.version_id: entry.version.bot.name for entry in entries}
     played = match.played_games.defer("log_zlib", "detail").prefetch_related("seats").order_by("index")
