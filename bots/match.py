@@ -208,7 +208,8 @@ def run_match(spec: MatchSpec, on_game: Callable[[GameResult], None] | None = No
 
 def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, str | None]], index: int) -> GameResult:
     deal, seat_bots = seating(spec, index)
-    state = games.new_game(spec.game, spec.seat_count(), f"{spec.seed}:{deal}", start_seat=0, **spec.options)
+    start_seat = 0 if spec.game == "face-to-face" else None  # Face to Face alternates by seating; co-op by lot
+    state = games.new_game(spec.game, spec.seat_count(), f"{spec.seed}:{deal}", start_seat=start_seat, **spec.options)
     state.log.set_bots([identities[b] for b in seat_bots])
     tc = spec.time_control
     banks = [tc.bank] * len(seat_bots)
