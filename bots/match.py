@@ -236,7 +236,7 @@ def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, 
         text = seats[bot_index].stderr()
         if seats[bot_index].last_failure is not None and seats[bot_index].last_failure.stderr_tail:
             text += seats[bot_index].last_failure.stderr_tail
-            seats[bot_index].last_failure = None
+            seats[bot_index].last_failure.stderr_tail = ""  # shown once; its termination labels later forfeits
         if text:
             game_stderr[bot_index] = text[-STDERR_CAP:]
     return GameResult(index, deal, state.log.to_json(), state.outcome, seat_bots, game_stderr)
