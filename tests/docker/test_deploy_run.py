@@ -24,11 +24,13 @@ SECRET = "deploy-test-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz"
 HOST = "arena.example.org"
 
 
-def healthcheck_command(service: str) -> list[str]:
-    """The service's compose health check, with the image's /app mapped to this checkout."""
+def healthcheck(service: str, environment: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run the service's compose health check, with the image's /app mapped to this checkout."""
     test = compose()["services"][service]["healthcheck"]["test"]
     assert test[0] == "CMD"
-    return [word.replace("/app/", f"{ROOT}/") for word in test[1:]]
+    command = [word.replace("/app/", f"{ROOT}/") for word in test[1:]]
+    assert command[0] == str(ENTRYPOINT)
+    return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=60, cwd="/")
 
 
 def free_port() -> int:
@@ -159,7 +161,7 @@ def answers(port: int) -> bool:
     return True
 
 
-def test_migrate_creates_the_schema(migrated, database_url):
+def test_migrate_creates_the_schema(migrated):
     again = entrypoint(migrated, "migrate")
     assert again.returncode == 0 and "No migrations to apply" in again.stdout
     shown = entrypoint(migrated, "manage", "showmigrations", "arena")
@@ -168,13 +170,12 @@ def test_migrate_creates_the_schema(migrated, database_url):
 
 def test_web_serves_pages_and_answers_its_health_check(migrated, service):
     environment = {**migrated, "PORT": str(free_port())}
-    check = healthcheck_command("web")
-    assert entrypoint(environment, *check[1:]).returncode == 1  # nothing listens yet: unhealthy
+    assert healthcheck("web", environment).returncode == 1  # nothing listens yet: unhealthy
     web = service(environment, "web")
     port = int(environment["PORT"])
     wait_until("gunicorn to answer", lambda: answers(port), web)
     assert get(port, "/healthz") == (200, "ok")
-    result = entrypoint(environment, *check[1:])
+    result = healthcheck("web", environment)
     assert result.returncode == 0 and result.stdout.strip() == "healthy", result.stderr
     status, page = get(port, "/")
     assert status == 200 and "<html" in page.lower()  # templates found, DEBUG off
@@ -184,7 +185,7 @@ def test_web_serves_pages_and_answers_its_health_check(migrated, service):
 
 
 def test_web_reports_an_unreachable_database_as_unhealthy(migrated, service):
-    broken = migrated["DATABASE_URL"].rsplit("/", 1)[0] + "/no_such_database_h6"
+    broken = migrated["DATABASE_URL"].rsplit("/", 1)[0] + "/no_such_database_of_the_deploy_test"
     if migrated["DATABASE_URL"].startswith("sqlite"):
         broken = "sqlite:////proc/no/such/dir/arena.sqlite3"
     environment = {**migrated, "PORT": str(free_port()), "DATABASE_URL": broken}
@@ -192,7 +193,7 @@ def test_web_reports_an_unreachable_database_as_unhealthy(migrated, service):
     port = int(environment["PORT"])
     wait_until("gunicorn to answer", lambda: answers(port), web)
     assert get(port, "/healthz") == (503, "database unavailable: OperationalError")
-    result = entrypoint(environment, *healthcheck_command("web")[1:])
+    result = healthcheck("web", environment)
     assert result.returncode == 1 and "503" in result.stderr
 
 
@@ -207,15 +208,12 @@ def test_web_can_migrate_on_start(environment, service, tmp_path):
 
 
 def test_worker_answers_the_compose_ping(migrated, service):
-    check = healthcheck_command("worker")
-    before = entrypoint(migrated, *check[1:])
+    before = healthcheck("worker", migrated)
     assert before.returncode == 1 and "did not answer" in before.stderr
     worker = service(migrated, "worker")
-
-    def healthy() -> bool:
-        return entrypoint(migrated, *check[1:]).returncode == 0
-
-    wait_until("the worker to answer celery@HOSTNAME's ping", healthy, worker)
+    wait_until(
+        "the worker to answer celery@HOSTNAME's ping", lambda: healthcheck("worker", migrated).returncode == 0, worker
+    )
     ping = subprocess.run(
         ["celery", "-A", "league", "inspect", "ping", "--destination", f"celery@{socket.gethostname()}"],
         env={**migrated, "PYTHONPATH": str(ROOT)},
@@ -242,9 +240,9 @@ def test_beat_schedules_and_answers_its_health_check(migrated, service):
     beat = service(migrated, "beat")
     wait_until("the beat to send due tasks", lambda: queued(migrated) >= 2, beat, timeout=60)
     assert "Sending due task ladder" in beat.log.read_text()
-    result = entrypoint(migrated, *healthcheck_command("beat")[1:])
+    result = healthcheck("beat", migrated)
     assert result.returncode == 0, result.stderr
-    unreachable = entrypoint({**migrated, "CELERY_BROKER_URL": "redis://127.0.0.1:1/0"}, "healthcheck", "beat")
+    unreachable = healthcheck("beat", {**migrated, "CELERY_BROKER_URL": "redis://127.0.0.1:1/0"})
     assert unreachable.returncode == 1 and "broker is unreachable" in unreachable.stderr
     assert stop(beat) == 0
     if migrated.get("CELERY_BROKER_URL", "").startswith("redis://"):
