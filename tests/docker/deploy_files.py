@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import inspect
 import json
 import re
 import shlex
@@ -23,7 +24,6 @@ ENV_EXAMPLE = DOCKER / ".env.example"
 SECCOMP_PROFILE = DOCKER / "seccomp-worker.json"
 SETTINGS = ROOT / "league" / "settings.py"
 
-ENV_READERS = {"env_str", "env_bool", "env_int", "env_float", "env_list"}
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 
 
@@ -45,11 +45,23 @@ def _runs_arena_image(service: dict[str, Any]) -> bool:
     return "build" in service or str(service.get("image", "")).startswith("thegame-arena-")
 
 
+def env_readers() -> set[str]:
+    """The readers league/env.py offers: its public functions that take the variable's name first."""
+    import league.env
+
+    return {
+        name
+        for name, function in inspect.getmembers(league.env, inspect.isfunction)
+        if function.__module__ == "league.env" and list(inspect.signature(function).parameters)[:1] == ["name"]
+    }
+
+
 def settings_variables() -> set[str]:
     """Every environment variable league/settings.py reads, found in its source."""
     names = set()
+    readers = env_readers()
     for node in ast.walk(ast.parse(SETTINGS.read_text())):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ENV_READERS:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in readers:
             names.add(_string(node.args[0]))
         elif isinstance(node, ast.Call) and ast.unparse(node.func) in ("os.environ.get", "os.getenv"):
             names.add(_string(node.args[0]))

@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from deploy_files import ENTRYPOINT, ROOT, compose
 
+pytestmark = pytest.mark.slow  # starts servers and sandboxes: tens of seconds
+
 SECRET = "deploy-test-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz"
 HOST = "arena.example.org"
 
@@ -76,8 +78,17 @@ def environment(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> 
         "ARENA_LADDER_INTERVAL": "1",  # the beat sends something within seconds
         "WEB_CONCURRENCY": "1",
         "WORKER_CONCURRENCY": "1",
-        **{name: os.environ[name] for name in ("CELERY_BROKER_URL",) if name in os.environ},
+        **broker_and_cache(),
     }
+
+
+def broker_and_cache() -> dict[str, str]:
+    """The configured Redis as broker and, like compose's CACHE_URL, as the shared page cache."""
+    broker = os.environ.get("CELERY_BROKER_URL")
+    if broker is None:
+        return {}  # the embedded filesystem broker and per-process page caches
+    assert set(compose()["services"]["web"]["environment"]) == {"DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL"}
+    return {"CELERY_BROKER_URL": broker, "CACHE_URL": broker} if broker.startswith("redis://") else {}
 
 
 def entrypoint(environment: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess:

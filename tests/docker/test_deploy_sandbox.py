@@ -23,6 +23,8 @@ from deploy_files import ROOT, SECCOMP_PROFILE, compose
 from bots.sandbox.bwrap import python_runtime, reachable
 from bots.sandbox.limits import DEFAULT_SANDBOX_ID
 
+pytestmark = pytest.mark.slow  # starts servers and sandboxes: tens of seconds
+
 SECCOMP_EXEC = Path(__file__).with_name("seccomp_exec.py")
 # Docker's default profile refuses these to a container without CAP_SYS_ADMIN (clone: with namespace flags).
 DOCKER_DEFAULT_WITHOUT_SYS_ADMIN = {
