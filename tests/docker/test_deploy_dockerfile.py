@@ -72,7 +72,7 @@ def test_the_worker_has_bubblewrap_and_libseccomp_and_starts_as_root():
 
 def test_the_project_is_installed_from_its_source_with_its_templates():
     runs = [i.arguments for i in instructions("build", "RUN")]
-    assert any(re.search(r"pip install (-e )?\.$", run) for run in runs), runs
+    assert any(re.search(r"pip install (-e )?\.( |$)", run) for run in runs), runs
     copied = {word for i in instructions("build", "COPY") for word in i.words()[:-1]}
     for needed in ("pyproject.toml", "games", "bots", "league", "templates", "manage.py"):
         assert needed in copied, f"the build does not copy {needed}"
