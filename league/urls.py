@@ -5,6 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from league.arena import views
+from league.arena.health import healthz
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -25,4 +26,5 @@ urlpatterns = [
     path("matches/<int:match_id>/", views.match_page, name="match"),
     path("games/<int:game_id>/log.json", views.game_log, name="game-log"),
     path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
 ]

@@ -1,0 +1,63 @@
+"""`python -m bots.sandbox.check`: can this machine (or container) run uploaded bots in the sandbox?
+
+Plays one game of Face to Face between the greedy house bot, run from its file in the bubblewrap sandbox
+exactly as an upload would be, and the random house bot. Prints "OK ..." and exits 0, or prints
+"FAILED: <reason>" and exits 1. docs/operators.md says what a container needs for it to pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import bots.house
+from bots.match import BotSpec, MatchSpec, TimeControl, run_match
+from bots.sandbox.bwrap import SandboxUnavailable
+from bots.sandbox.limits import SandboxLimits
+from games import Termination
+
+SANDBOXED_BOT = Path(bots.house.__file__).with_name("greedy.py")
+HINT = "see docs/operators.md, 'Deploying with Docker', for what the sandbox needs from the host and the container"
+
+
+def check(startup_seconds: float) -> str:
+    """A one-line description of the sandboxed game; raises SandboxUnavailable naming what failed."""
+    spec = MatchSpec(
+        game="face-to-face",
+        bots=[BotSpec(str(SANDBOXED_BOT), name="sandboxed greedy"), BotSpec("house:random")],
+        games=1,
+        seed="sandbox-check",
+        time_control=TimeControl(turn=5.0, bank=10.0, startup=startup_seconds),
+        sandbox=True,
+    )
+    game = run_match(spec).games[0]
+    sandboxed_seat = game.seat_bots.index(0)
+    outcome = game.outcome
+    if outcome.seat == sandboxed_seat and outcome.termination not in (Termination.STUCK, Termination.ALL_CARDS_PLAYED):
+        stderr = game.stderr.get(0, "").strip()
+        raise SandboxUnavailable(
+            f"the sandboxed bot failed: {outcome.termination}: {outcome.detail}" + (f"\n{stderr}" if stderr else "")
+        )
+    uid, gid, _ = SandboxLimits().identity()
+    return f"played one game in the sandbox ({game.turns} turns, {outcome.termination}); bots run as uid {uid}:{gid}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bots.sandbox.check", description=__doc__.splitlines()[0])
+    parser.add_argument("--startup", type=float, default=30.0, help="seconds the bot may take to start (default 30)")
+    args = parser.parse_args(argv)
+    try:
+        summary = check(args.startup)
+    except SandboxUnavailable as error:
+        print(f"FAILED: {error}\n{HINT}")
+        return 1
+    except OSError as error:  # e.g. a capability the sandbox launcher needs is missing
+        print(f"FAILED: {type(error).__name__}: {error}\n{HINT}")
+        return 1
+    print(f"OK: {summary}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
