@@ -1,0 +1,117 @@
+"""Real game logs for the replay viewer's tests (and bench/pages.py), stored as a worker would store them.
+
+Logs come from the match runner playing house bots, so they are what the league really records; the endings
+a house bot never produces (an illegal turn, a broken command, a timeout) are made by replaying a real log's
+first turns through the engine and ending the game there the way the runner does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import games
+from bots.match import BotSpec, MatchSpec, TimeControl, run_match
+
+
+def played_log(game: str, seed: str, bots: tuple[str, ...] = ("house:greedy", "house:random")) -> dict[str, Any]:
+    """The log of one game between house bots (two seats in Face to Face, one per bot in the co-op games)."""
+    spec = MatchSpec(
+        game=game,
+        bots=[BotSpec(ref) for ref in bots],
+        games=1,
+        seed=seed,
+        time_control=TimeControl(turn=10, bank=10, startup=10),
+        sandbox=False,
+    )
+    return run_match(spec).games[0].log
+
+
+def _prefix_state(log: dict[str, Any], turns: int) -> games.GameState:
+    options = log["options"]
+    state = games.new_game(
+        log["game"],
+        options["players"],
+        log["seed"],
+        start_seat=log["start_seat"],
+        decks=log["decks"],
+        hand_size=options["hand_size"],
+        command_table=options["command_table"],
+    )
+    for entry in log["turns"][:turns]:
+        state.push({"plays": entry["plays"], "signals": entry["signals"]}, entry["ms"])
+    state.log.seats = log["seats"]
+    return state
+
+
+def rejected_log(log: dict[str, Any], turns: int) -> dict[str, Any]:
+    """`log` cut after `turns` turns and ended by an illegal turn of the next mover: a card it does not hold."""
+    state = _prefix_state(log, turns)
+    hand = state.hands[state.to_move]
+    pile = next(iter(state.tops))
+    absent = next(card for card in range(2, 100) if card not in hand and card not in state.piles[pile])
+    raw = {"plays": [[hand[0], pile], [absent, pile]]}
+    try:
+        state.check(games.Turn.from_json(raw))
+    except games.IllegalTurn as error:
+        state.reject(raw, error, 12.5)
+    else:
+        raise AssertionError("the turn made to be illegal is legal")
+    return state.log.to_json()
+
+
+def broken_command_log(log: dict[str, Any]) -> dict[str, Any]:
+    """An Extreme log ended by a broken command: the first turn where the mover holds a skull card
+    playable on a pile plays it and leaves it uncovered."""
+    for turns in range(len(log["turns"])):
+        state = _prefix_state(log, turns)
+        skulls = [card for card in state.hands[state.to_move] if state.table.get(card) == "skull"]
+        for card in skulls:
+            for play in state.legal_plays():
+                if play.card == card:
+                    raw = {"plays": [[card, play.pile]]}
+                    try:
+                        state.check(games.Turn.from_json(raw))
+                    except games.CommandBroken as error:
+                        state.reject(raw, error, 3.0)
+                        return state.log.to_json()
+    raise AssertionError("no turn of this log could play a skull")
+
+
+def forfeit_log(log: dict[str, Any], turns: int, termination: str, detail: str) -> dict[str, Any]:
+    """`log` cut after `turns` turns and ended by a bot failure (timeout, crash, ...) of the next mover."""
+    state = _prefix_state(log, turns)
+    state.forfeit(state.to_move, games.Termination(termination), detail)
+    return state.log.to_json()
+
+
+def store_game(log: dict[str, Any], versions: list, kind: str = "ladder", index: int = 0):
+    """Store `log` as game `index` of a new match between `versions` (one per seat), as matches.store does."""
+    from league.arena.models import Game, GameSeat, Match, MatchEntry
+
+    result = log["result"]
+    match = Match.objects.create(
+        kind=kind, game=log["game"], games=1, seed=log["seed"], status=Match.Status.DONE, games_done=1
+    )
+    distinct = list(dict.fromkeys(versions))
+    MatchEntry.objects.bulk_create(
+        [MatchEntry(match=match, index=number, version=version) for number, version in enumerate(distinct)]
+    )
+    forfeit = result["termination"] not in ("stuck", "all-cards-played")
+    game = Game.objects.create(
+        match=match,
+        index=index,
+        game=log["game"],
+        seed=log["seed"],
+        start_seat=log["start_seat"],
+        termination=result["termination"],
+        winner_seat=result["winner"],
+        fault_seat=result["seat"] if forfeit else None,
+        score=result["score"],
+        detail=result["detail"],
+        turns=len(log["turns"]),
+        log_zlib=Game.compress_log(log),
+    )
+    GameSeat.objects.bulk_create(
+        [GameSeat(game=game, seat=seat, version=version) for seat, version in enumerate(versions)]
+    )
+    return game
