@@ -7,6 +7,7 @@ first turns through the engine and ending the game there the way the runner does
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import games
@@ -24,6 +25,53 @@ def played_log(game: str, seed: str, bots: tuple[str, ...] = ("house:greedy", "h
         sandbox=False,
     )
     return run_match(spec).games[0].log
+
+
+SAMPLE_BOTS = {
+    "face-to-face": ("house:expert", "house:greedy"),
+    "the-game": ("house:expert", "house:greedy", "house:expert"),  # the expert signals
+    "extreme": ("house:expert", "house:greedy"),
+}
+
+
+@cache
+def _sample_log_text(game: str) -> str:
+    return games.dumps_log(played_log(game, f"replay-{game}", SAMPLE_BOTS[game]))
+
+
+def sample_log(game: str) -> dict[str, Any]:
+    """A fresh copy of one real game of `game` between house bots, played once per test session."""
+    import json
+
+    return json.loads(_sample_log_text(game))
+
+
+def engine_observations(log: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """Every seat's observation before the first turn and after every turn, straight from the engine."""
+    state = _prefix_state(log, 0)
+    observations = [[state.observation(seat) for seat in range(state.players)]]
+    for entry in log["turns"]:
+        state.push(games.Turn.from_json({"plays": entry["plays"], "signals": entry["signals"]}))
+        observations.append([state.observation(seat) for seat in range(state.players)])
+    return observations
+
+
+def partial_turn(log: dict[str, Any], turn: int, plays: int) -> games.state.TurnBuilder:
+    """The engine's own turn builder for `turn` (1-based) after its first `plays` plays: tops and the mover's hand."""
+    state = _prefix_state(log, turn - 1)
+    builder = state.builder()
+    for card, pile in log["turns"][turn - 1]["plays"][:plays]:
+        builder.add(games.Play(card, pile))
+    return builder
+
+
+def versions_for(log: dict[str, Any], owners: list, make_version) -> list:
+    """A bot version per seat (made with the league tests' make_version fixture); seats 0 and 2 share one."""
+    made: dict[int, Any] = {}
+    for seat in range(log["options"]["players"]):
+        if seat % 2 not in made:
+            made[seat % 2] = make_version(owners[seat % 2], f"{log['game']}-{seat % 2}", game=log["game"])
+    return [made[seat % 2] for seat in range(log["options"]["players"])]
 
 
 def _prefix_state(log: dict[str, Any], turns: int) -> games.GameState:

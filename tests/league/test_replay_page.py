@@ -9,35 +9,31 @@ import zlib
 
 import pytest
 from django.urls import reverse
-from replay_helpers import broken_command_log, forfeit_log, played_log, rejected_log, store_game
+from replay_helpers import (
+    SAMPLE_BOTS,
+    broken_command_log,
+    engine_observations,
+    forfeit_log,
+    rejected_log,
+    sample_log,
+    store_game,
+    versions_for,
+)
 
 import games
 from league.arena.models import Game, Match
 
-GAMES = {
-    "face-to-face": ("house:expert", "house:greedy"),
-    "the-game": ("house:expert", "house:greedy", "house:expert"),
-    "extreme": ("house:expert", "house:greedy"),
-}
+GAMES = list(SAMPLE_BOTS)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def logs() -> dict[str, dict]:
-    return {game: played_log(game, f"replay-{game}", bots) for game, bots in GAMES.items()}
+    return {game: sample_log(game) for game in GAMES}
 
 
 @pytest.fixture
 def seat_versions(alice, bob, make_version):
-    def make(log):
-        owners = [alice, bob]
-        return [
-            make_version(owners[seat % 2], f"{log['game']}-{seat % 2}", game=log["game"])
-            if seat < 2
-            else make_version(alice, f"{log['game']}-0", game=log["game"])
-            for seat in range(log["options"]["players"])
-        ]
-
-    return make
+    return lambda log: versions_for(log, [alice, bob], make_version)
 
 
 def page_data(client, game: Game) -> tuple[str, dict]:
@@ -49,35 +45,12 @@ def page_data(client, game: Game) -> tuple[str, dict]:
     return html, json.loads(found.group(1))
 
 
-def engine_states(log: dict) -> list[games.GameState]:
-    """The engine's state before the first turn and after every turn, replayed independently of the page."""
-    options = log["options"]
-
-    def fresh() -> games.GameState:
-        return games.new_game(
-            log["game"],
-            options["players"],
-            log["seed"],
-            start_seat=log["start_seat"],
-            decks=log["decks"],
-            hand_size=options["hand_size"],
-            command_table=options["command_table"],
-        )
-
-    state, observations = fresh(), []
-    observations.append([state.observation(seat) for seat in range(state.players)])
-    for entry in log["turns"]:
-        state.push(games.Turn.from_json({"plays": entry["plays"], "signals": entry["signals"]}))
-        observations.append([state.observation(seat) for seat in range(state.players)])
-    return observations
-
-
-@pytest.mark.parametrize("game_id", list(GAMES))
+@pytest.mark.parametrize("game_id", GAMES)
 def test_every_embedded_position_is_the_engines(client, logs, seat_versions, game_id):
     log = logs[game_id]
     game = store_game(log, seat_versions(log))
     _, data = page_data(client, game)
-    expected = engine_states(log)
+    expected = engine_observations(log)
     assert len(data["states"]) == len(log["turns"]) + 1 == len(expected)
     pile_ids = [pile["id"] for pile in data["piles"]]
     codes = {"none": "-", "keep-off": "k", "jump": "j"}

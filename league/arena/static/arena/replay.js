@@ -257,7 +257,7 @@
       else if (info.direction === "up" ? card === top - 10 : card === top + 10) text += " (backwards trick)";
     }
     const command = commandOf[String(card)];
-    if (command) text += isInfinity(command) ? ` (${command} now in force)` : ` (${LIGHTNING_NOTES[command]})`;
+    if (command) text += isInfinity(command) ? ` (${command}, in force while on top)` : ` (${LIGHTNING_NOTES[command]})`;
     return text;
   }
 
@@ -353,7 +353,7 @@
     if (rejected.plays) {
       for (const [card, pile] of rejected.plays) {
         const item = el("span", "attempt");
-        item.append(cardNode(card, "rejected"), el("span", "small", ` on ${pile}`));
+        item.append(cardNode(card, "refused"), el("span", "small", ` on ${pile}`));
         cards.append(item);
       }
     } else {
