@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import zlib
+from pathlib import Path
 
 import pytest
 from django.urls import reverse
@@ -96,6 +97,24 @@ def test_the_page_names_the_bots_links_the_log_and_says_it_was_verified(client, 
     assert "log verified by the engine" in html
     assert f'href="{reverse("game-log", args=[game.pk])}"' in html and "download=" in html
     assert "/static/arena/replay.js" in html and "/static/arena/replay.css" in html
+
+
+def test_without_seat_rows_the_page_names_the_bots_from_the_log(client, logs, seat_versions):
+    log = logs["extreme"]
+    game = store_game(log, seat_versions(log))
+    game.seats.all().delete()
+    _, data = page_data(client, game)
+    assert [seat["name"] for seat in data["seats"]] == [seat["bot"] for seat in log["seats"]]
+
+
+def test_the_page_of_a_whole_game_weighs_well_under_150_kb(client, logs, seat_versions):
+    """HTML, script and style sheet together; bench/pages.py measures the longest game the rules allow."""
+    from django.contrib.staticfiles import finders
+
+    log = logs["the-game"]
+    html, _ = page_data(client, store_game(log, seat_versions(log)))
+    static = sum(len(Path(finders.find(name)).read_bytes()) for name in ("arena/replay.js", "arena/replay.css"))
+    assert len(html.encode()) + static < 100 * 1024
 
 
 def test_the_page_adds_no_inline_script(client, logs, seat_versions):

@@ -455,7 +455,9 @@
     if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
     const target = event.target;
     const tag = target.tagName;
-    const field = tag === "SELECT" || tag === "TEXTAREA" || (tag === "INPUT" && target.type !== "button");
+    // Form fields keep their own keys, except that Space on the turn slider still plays or pauses.
+    const slid = target === slider && event.key === " ";
+    const field = !slid && (tag === "SELECT" || tag === "TEXTAREA" || (tag === "INPUT" && target.type !== "button"));
     const keys = {
       ArrowRight: event.shiftKey ? "next-play" : "next-turn",
       ArrowLeft: event.shiftKey ? "prev-play" : "prev-turn",
