@@ -223,6 +223,7 @@ def first_render(game_id: int, database_url: str, data_dir: str, loads: int) -> 
     )
     url = f"http://127.0.0.1:{port}/games/{game_id}/"
     drawn = "performance.getEntriesByName('replay-drawn')[0].startTime"
+    painted = "performance.getEntriesByName('replay-painted')[0]?.startTime"
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -233,21 +234,25 @@ def first_render(game_id: int, database_url: str, data_dir: str, loads: int) -> 
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise SystemExit("gunicorn did not start") from None
                 time.sleep(0.2)
-        cold, warm = [], []
+        runs: dict[str, list[float]] = {"cold": [], "cold_paint": [], "warm": [], "warm_paint": []}
+
+        def record(page, kind: str) -> None:
+            page.wait_for_function(painted)
+            runs[kind].append(page.evaluate(drawn))
+            runs[f"{kind}_paint"].append(page.evaluate(painted))
+
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
             for _ in range(loads):
                 context = browser.new_context(viewport={"width": 1280, "height": 900})
                 page = context.new_page()
                 page.goto(url)
-                page.wait_for_function(drawn)
-                cold.append(page.evaluate(drawn))
+                record(page, "cold")
                 page.reload()
-                page.wait_for_function(drawn)
-                warm.append(page.evaluate(drawn))
+                record(page, "warm")
                 context.close()
             browser.close()
-        return {"cold": cold, "warm": warm}
+        return runs
     finally:
         server.terminate()
         server.wait(10)
@@ -327,10 +332,13 @@ def main() -> None:
             )
             print(f"page weight  {total / 1024:.1f} KB: {parts}  {verdict(total / 1024, GOALS['weight_kb'])}")
             render = first_render(game_id, url, data_dir, args.loads)
-            cold_p95 = percentile(render["cold"], 0.95)
-            goal = verdict(cold_p95, GOALS["first_render_ms"])
-            print(f"first render cold cache  {summary(render['cold'])}  ({args.loads} loads)  {goal}")
-            print(f"first render reload      {summary(render['warm'])}")
+            goal = verdict(percentile(render["cold_paint"], 0.95), GOALS["first_render_ms"])
+            print(f"first render, cold cache: board built {summary(render['cold'])}")
+            print(
+                f"                          board painted {summary(render['cold_paint'])}  ({args.loads} loads)  {goal}"
+            )
+            print(f"first render, reload:     board built {summary(render['warm'])}")
+            print(f"                          board painted {summary(render['warm_paint'])}")
             print(f"load after: {Path('/proc/loadavg').read_text().split()[:3]}")
         finally:
             from django.db import connections

@@ -43,7 +43,7 @@ def viewer_data(log: dict[str, Any], seats: list[SeatLabel]) -> dict[str, Any]:
     for entry in log["turns"]:
         seat = entry["seat"]
         before = set(state.hands[seat])
-        state.push({"plays": entry["plays"], "signals": entry.get("signals") or {}}, entry.get("ms"))
+        state.push({"plays": entry["plays"], "signals": entry.get("signals") or {}})
         states.append(_snapshot(state, pile_ids))
         turns.append(
             {
@@ -53,7 +53,7 @@ def viewer_data(log: dict[str, Any], seats: list[SeatLabel]) -> dict[str, Any]:
                 "drawn": sorted(set(state.hands[seat]) - before),
             }
         )
-    labels = _seat_labels(log, seats)
+    labels = _named_seats(log, seats)
     return {
         "game": log["game"],
         "players": state.players,
@@ -102,7 +102,7 @@ def _command_table(observation: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def _seat_labels(log: dict[str, Any], known: list[SeatLabel]) -> list[dict[str, str]]:
+def _named_seats(log: dict[str, Any], known: list[SeatLabel]) -> list[dict[str, str]]:
     """The database's names where it has them, else the log's; "#seat" added only where names repeat."""
     logged = {entry.get("seat"): entry.get("bot") for entry in log.get("seats", [])}
     labels: list[dict[str, str]] = []
