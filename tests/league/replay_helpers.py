@@ -1,4 +1,4 @@
-"""Real game logs for the replay viewer's tests (and bench/pages.py), stored as a worker would store them.
+"""Real game logs for the replay viewer's tests (and bench/replay_page.py), stored as a worker would store them.
 
 Logs come from the match runner playing house bots, so they are what the league really records; the endings
 a house bot never produces (an illegal turn, a broken command, a timeout) are made by replaying a real log's

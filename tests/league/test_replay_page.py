@@ -108,7 +108,7 @@ def test_without_seat_rows_the_page_names_the_bots_from_the_log(client, logs, se
 
 
 def test_the_page_of_a_whole_game_weighs_well_under_150_kb(client, logs, seat_versions):
-    """HTML, script and style sheet together; bench/pages.py measures the longest game the rules allow."""
+    """HTML, script and style sheet together; bench/replay_page.py measures the longest game the rules allow."""
     from django.contrib.staticfiles import finders
 
     log = logs["the-game"]

@@ -332,6 +332,8 @@
     if (state.failure && data.rejected) table.append(rejectedNode());
     if (mismatches.length) table.prepend(mismatchNode());
     board.replaceChildren(table);
+    board.dataset.turn = String(state.t);
+    board.dataset.play = String(state.k);
     moveText.textContent = describe(state);
     positionText.textContent = positionLabel(state);
     slider.value = String(state.t);

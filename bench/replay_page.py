@@ -1,7 +1,7 @@
 """Benchmark: the replay page (/games/<id>/) for the longest games the rules allow, among thousands of stored games.
 
-    python bench/pages.py                                  # a fresh PostgreSQL database on 127.0.0.1
-    python bench/pages.py --games 5000 --requests 300 --loads 20
+    python bench/replay_page.py                                  # a fresh PostgreSQL database on 127.0.0.1
+    python bench/replay_page.py --games 5000 --requests 300 --loads 20
 
 Prints, against the goals of issue 12:
 - server time per request (Django test client, in this process): wall and CPU, median and p95, and where it goes
