@@ -7,12 +7,12 @@ from django.shortcuts import get_object_or_404, render
 
 from league.arena.models import GAME_NAMES, Game, GameSeat, LogTampered
 from league.arena.replay_data import SeatLabel, viewer_data
-from league.arena.views import _visible_match
+from league.arena.views import _require_visible
 
 
 def replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game.objects.select_related("match__tournament"), pk=game_id)
-    _visible_match(request, game.match_id)
+    _require_visible(request, game.match)
     context = {"game": game, "match": game.match, "game_name": GAME_NAMES.get(game.game, game.game)}
     try:
         log = game.verified_log()
