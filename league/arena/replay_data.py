@@ -43,7 +43,8 @@ def viewer_data(log: dict[str, Any], seats: list[SeatLabel]) -> dict[str, Any]:
     for entry in log["turns"]:
         seat = entry["seat"]
         before = set(state.hands[seat])
-        state.push({"plays": entry["plays"], "signals": entry.get("signals") or {}})
+        signals = entry.get("signals")
+        state.push({"plays": entry["plays"], "signals": signals} if signals else entry["plays"])
         states.append(_snapshot(state, pile_ids))
         turns.append(
             {

@@ -202,11 +202,15 @@
     if (!hand.length) handNode.append(el("span", "muted small", "no cards"));
     node.append(handNode);
     if (state.signals) {
-      const codes = state.signals[seat];
-      const set = pileIds.filter((id, i) => SIGNALS[codes[i]]).map((id) => `${id} ${SIGNALS[codes[pileIds.indexOf(id)]]}`);
+      const set = signalList(state.signals[seat]);
       node.append(el("p", "seat-signals small", set.length ? `Signals: ${set.join(", ")}` : "No signals"));
     }
     return node;
+  }
+
+  // One seat's signals ("--k-": a letter per pile) as "down1 keep-off" and the like.
+  function signalList(codes) {
+    return pileIds.flatMap((id, i) => (SIGNALS[codes[i]] ? [`${id} ${SIGNALS[codes[i]]}`] : []));
   }
 
   function faceToFace(state) {
@@ -297,7 +301,7 @@
       const before = states[t - 1].signals[turn.seat];
       const after = state.signals[turn.seat];
       if (before !== after) {
-        const set = pileIds.filter((id, i) => SIGNALS[after[i]]).map((id) => `${id} ${SIGNALS[after[pileIds.indexOf(id)]]}`);
+        const set = signalList(after);
         text += set.length ? ` Signals now: ${set.join(", ")}.` : " Signals cleared.";
       }
     }
