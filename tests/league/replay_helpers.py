@@ -91,13 +91,15 @@ def _prefix_state(log: dict[str, Any], turns: int) -> games.GameState:
     return state
 
 
-def rejected_log(log: dict[str, Any], turns: int) -> dict[str, Any]:
-    """`log` cut after `turns` turns and ended by an illegal turn of the next mover: a card it does not hold."""
+def rejected_log(log: dict[str, Any], turns: int, raw: Any = None) -> dict[str, Any]:
+    """`log` cut after `turns` turns and ended by an illegal turn of the next mover: `raw` as the bot sent it,
+    by default a card it does not hold."""
     state = _prefix_state(log, turns)
-    hand = state.hands[state.to_move]
-    pile = next(iter(state.tops))
-    absent = next(card for card in range(2, 100) if card not in hand and card not in state.piles[pile])
-    raw = {"plays": [[hand[0], pile], [absent, pile]]}
+    if raw is None:
+        hand = state.hands[state.to_move]
+        pile = next(iter(state.tops))
+        absent = next(card for card in range(2, 100) if card not in hand and card not in state.piles[pile])
+        raw = {"plays": [[hand[0], pile], [absent, pile]]}
     try:
         state.check(games.Turn.from_json(raw))
     except games.IllegalTurn as error:

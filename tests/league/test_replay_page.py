@@ -168,6 +168,21 @@ def test_a_forfeit_names_the_bot_and_the_reason(client, logs, seat_versions, end
         assert data["rejected"] is None
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"plays": [[2, "</script><script>alert('pile')</script>"]]},  # well formed, on a pile that does not exist
+        "<img src=x onerror=alert('turn')>",  # not a turn at all
+    ],
+)
+def test_a_hostile_rejected_turn_stays_text(client, logs, seat_versions, raw):
+    log = rejected_log(logs["face-to-face"], 4, raw)
+    html, data = page_data(client, store_game(log, seat_versions(log)))
+    assert "<script>alert" not in html and "<img src=x" not in html
+    shown = data["rejected"]["raw"] if data["rejected"]["plays"] is None else data["rejected"]["plays"][0][1]
+    assert "alert(" in shown, "the bot's text reaches the page as data, escaped in the HTML"
+
+
 def test_a_log_that_does_not_verify_gets_a_409_page_that_says_why(client, logs, seat_versions):
     log = logs["face-to-face"]
     game = store_game(log, seat_versions(log))
