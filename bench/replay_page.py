@@ -5,8 +5,9 @@
 
 Prints, against the goals of issue 12:
 - server time per request (Django test client, in this process): wall and CPU, median and p95, with a new
-  database connection per request (the default) and with persistent ones, in alternating blocks; and where it
-  goes (decompress + engine verification, per-turn snapshots; the rest is queries, template and Django);
+  database connection per request (the default) and with persistent ones, beside the JSON log of the same game
+  as a yardstick, in alternating blocks; and where it goes (decompress + engine verification, per-turn
+  snapshots; the rest is queries, template and Django);
 - first render in Chromium: navigation start to the board built (the page's `replay-drawn` performance mark)
   and painted (`replay-painted`, two animation frames later), the page served by gunicorn (2 workers, DEBUG off,
   static files by WhiteNoise, persistent connections), with a cold cache and on reload;
@@ -144,31 +145,39 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-CONNECTION_MODES = {"new connection per request (DATABASE_CONN_MAX_AGE=0, the default)": 0, "persistent (=60)": 60}
+# (path name, database connection age): the replay page with a new connection per request (the default) and with
+# persistent ones, and the JSON log (the same verification, no snapshots, no template) as a yardstick.
+MODES = {
+    "replay page, new connection per request (DATABASE_CONN_MAX_AGE=0, the default)": ("game", 0),
+    "replay page, persistent connections (DATABASE_CONN_MAX_AGE=60)": ("game", 60),
+    "yardstick: the JSON log /games/<id>/log.json, new connection per request": ("game-log", 0),
+}
 
 
 def server_times(game_id: int, requests: int, block: int = 20) -> dict:
-    """Wall and CPU ms per request in each connection mode, in alternating blocks so both see the same load."""
+    """Wall and CPU ms per request in each mode, in alternating blocks so all see the same load."""
     from django.db import connection
     from django.test import Client
     from django.urls import reverse
 
     client = Client(HTTP_HOST="127.0.0.1")
-    url = reverse("game", args=[game_id])
-    times = {mode: {"wall": [], "cpu": []} for mode in CONNECTION_MODES}
-    while len(times[next(iter(CONNECTION_MODES))]["wall"]) < requests:
-        for mode, max_age in CONNECTION_MODES.items():
+    times = {mode: {"wall": [], "cpu": []} for mode in MODES}
+    pages = {}
+    while len(times[next(iter(MODES))]["wall"]) < requests:
+        for mode, (name, max_age) in MODES.items():
+            url = reverse(name, args=[game_id])
             connection.close()
             connection.settings_dict["CONN_MAX_AGE"] = max_age
-            response = client.get(url)  # the block's first request opens the connection either way: not timed
+            client.get(url)  # the block's first request opens the connection in either mode: not timed
             for _ in range(block):
                 started, started_cpu = time.perf_counter(), time.process_time()
                 response = client.get(url)
                 times[mode]["wall"].append((time.perf_counter() - started) * 1000)
                 times[mode]["cpu"].append((time.process_time() - started_cpu) * 1000)
                 assert response.status_code == 200
+            pages[name] = response.content
     connection.close()
-    return {"modes": times, "html": response.content}
+    return {"modes": times, "html": pages["game"]}
 
 
 def breakdown(game_id: int, repeats: int) -> dict[str, float]:
