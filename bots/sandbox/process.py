@@ -140,6 +140,10 @@ class SandboxProcess:
             os.set_blocking(fd, False)
             if fd != self.stdin:
                 self.poller.register(fd, select.POLLIN)
+        if self.block_fd is not None:
+            # admitted now, not when its reply is first awaited: so that it boots while the runner
+            # launches the match's other sandboxes
+            self._wait_for_info()
 
     # -- output handling -------------------------------------------------------------------------
     def _keep_log(self, data: bytes) -> None:
