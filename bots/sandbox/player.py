@@ -105,6 +105,8 @@ class SandboxedPlayer:
         return workdir
 
     def _spawn(self, timeout: float) -> None:
+        if self._sandbox is not None:
+            self._sandbox.kill()  # started again while running: the old sandbox must not be left behind
         started = time.perf_counter()
         self._sandbox = SandboxProcess(self._workdir, self.limits)
         self._sandbox.send({"type": "hello", "version": protocol.PROTOCOL_VERSION})  # read once it has announced

@@ -47,7 +47,8 @@ def launch_prefix(uid: int, gid: int, staged: staging.StagedRuntime | None) -> l
     """What a root runner puts before bwrap's argv: enter the staged namespace, then drop to uid/gid for good."""
     prefix = []
     if staged is not None:
-        prefix += [_tool("nsenter"), f"--mount=/proc/self/fd/{staged.namespace_fd}", "--"]
+        # through the runner's own descriptor, which stays close-on-exec: nothing of it reaches the sandbox
+        prefix += [_tool("nsenter"), f"--mount=/proc/{os.getpid()}/fd/{staged.namespace_fd}", "--"]
     return [*prefix, _tool("setpriv"), f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
 
 
@@ -103,8 +104,6 @@ class SandboxProcess:
             runtime_source=staged.path if staged else None,
         )
         inherited = [fd for fd in (seccomp_fd, info_write, block_read) if fd is not None]
-        if staged is not None:
-            inherited.append(staged.namespace_fd)
         try:
             # no preexec_fn, no user/group: so subprocess may use vfork, and the worker is never copied
             self.process = subprocess.Popen(

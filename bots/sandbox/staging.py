@@ -27,7 +27,7 @@ _BIND_SCRIPT = 'mount --rbind -- "$0" "$1" && mount -o remount,bind,ro -- "$1" &
 
 @dataclass(frozen=True)
 class StagedRuntime:
-    namespace_fd: int  # an open /proc/PID/ns/mnt of the namespace; pass it to the launch, enter it with nsenter
+    namespace_fd: int  # this process's open /proc/PID/ns/mnt of it, close-on-exec; nsenter opens it by path
     path: str  # where the runtime's prefix appears inside that namespace
 
 

@@ -244,3 +244,17 @@ def test_launch_returns_at_once_and_start_waits_within_the_launch_deadline(sandb
         with pytest.raises(BotFailure) as failure:
             player.start(10)  # the deadline is the launch's
         assert failure.value.termination == Termination.TIMEOUT
+
+
+def test_nothing_of_the_launch_leaks_into_the_sandbox_as_a_descriptor(sandbox_works, tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text(
+        "import os, stat\ndef play(o):\n    found = {}\n    for fd in range(256):\n        try:\n"
+        "            found[fd] = stat.filemode(os.fstat(fd).st_mode)[0]\n        except OSError:\n            pass\n"
+        "    return {'plays': [], 'fds': found}\n"
+    )
+    with SandboxedPlayer(bot) as player:
+        player.start(5)
+        fds = player.play({}, 2)[0]["fds"]
+    # /dev/null as stdin, the log pipe as stdout and stderr, the harness's two protocol pipes: nothing else
+    assert fds == {"0": "c", "1": "p", "2": "p", "3": "p", "4": "p"}
