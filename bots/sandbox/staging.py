@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from bots.sandbox.bwrap import SandboxUnavailable, scratch_root
 
 SETUP_SECONDS = 10.0
+STAGE_PREFIX = "thegame-runtime-"  # then the runner's pid and a random part
 # $0 and $1 are the runtime and the empty directory; `read` holds the namespace open until we have its fd
 _BIND_SCRIPT = 'mount --rbind -- "$0" "$1" && mount -o remount,bind,ro -- "$1" && echo staged && read -r _'
 
@@ -51,8 +52,25 @@ def _tool(name: str) -> str:
     return path
 
 
+def _remove_stale(scratch_root: str) -> None:
+    """Remove the (empty) mount points of runner processes that ended without their exit handlers."""
+    for entry in os.scandir(scratch_root):
+        parts = entry.name.split("-")
+        if entry.name.startswith(STAGE_PREFIX) and len(parts) == 4 and parts[2].isdigit():
+            try:
+                os.kill(int(parts[2]), 0)
+            except ProcessLookupError:
+                try:
+                    os.rmdir(entry.path)
+                except OSError:
+                    pass
+            except OSError:
+                pass  # alive, under another uid
+
+
 def _stage(prefix: str, scratch_root: str) -> StagedRuntime:
-    target = tempfile.mkdtemp(prefix=f"thegame-runtime-{os.getpid()}-", dir=scratch_root)
+    _remove_stale(scratch_root)
+    target = tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}-", dir=scratch_root)
     os.chmod(target, 0o755)
     unshare = [_tool("unshare"), "--mount", "--propagation", "private", "--"]
     helper = subprocess.Popen(
