@@ -26,6 +26,7 @@ from bots.sandbox.unpack import bot_version, unpack_bot
 from games import Termination
 
 HARNESS_SOURCE = Path(__file__).with_name("harness.py")
+HELLO = {"type": "hello", "version": protocol.PROTOCOL_VERSION}
 PROTOCOL_SOURCE = Path(protocol.__file__)
 
 
@@ -63,6 +64,7 @@ class SandboxedPlayer:
         self._workdir: Path | None = None
         self._sandbox: SandboxProcess | None = None
         self._boot_window: tuple[float, float] | None = None  # (launched, deadline) of a boot under way
+        self._hello_sent = False
 
     def launch(self, timeout: float) -> None:
         """Begin starting the bot, without waiting: start() finishes, while other sandboxes boot meanwhile."""
@@ -109,7 +111,9 @@ class SandboxedPlayer:
             self._sandbox.kill()  # started again while running: the old sandbox must not be left behind
         started = time.perf_counter()
         self._sandbox = SandboxProcess(self._workdir, self.limits)
-        self._sandbox.send({"type": "hello", "version": protocol.PROTOCOL_VERSION})  # read once it has announced
+        self._hello_sent = self._sandbox.admitted
+        if self._hello_sent:  # read once it has announced; never before it is in its cgroups
+            self._sandbox.send(HELLO)
         self._boot_window = (started, started + timeout)
 
     def _finish_boot(self) -> None:
@@ -118,6 +122,8 @@ class SandboxedPlayer:
         self._boot_window = None
         sandbox = self._sandbox
         sandbox.receive(protocol.ANNOUNCE, started, deadline)
+        if not self._hello_sent:
+            sandbox.send(HELLO)
         reply, _ = sandbox.receive("hello", started, deadline)
         if reply["type"] == "error":
             sandbox.kill()

@@ -222,6 +222,11 @@ class SandboxProcess:
         os.write(self.block_fd, b"\n")
         self._close_block_fd()
 
+    @property
+    def admitted(self) -> bool:
+        """Whether it is in its cgroups (or needs none): only then may the bot's code be let run."""
+        return self.block_fd is None
+
     def _close_block_fd(self) -> None:
         if self.block_fd is not None:
             os.close(self.block_fd)
