@@ -14,7 +14,9 @@ speed-up.
 twice per worker count, once with the house bots in-process and once with uploaded copies of them (each
 house bot's source file uploaded through the league's upload check and validated like any upload, so
 the worker runs it in the bubblewrap sandbox), alternating which goes first. It prints both games/s, the
-ratio, and the load average beside each run, then the median and minimum ratio over the repeats.
+ratio, and the load average beside each run, then the median and minimum ratio over the repeats; and the
+same ratio in games per CPU second of the worker's process tree (sandboxes included, the database not),
+which moves far less with the machine's load than wall time does.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ def run_once(args: argparse.Namespace, workers: int, mode: str, data_dir: Path, 
         if mode == "sandboxed":
             await_validation(bots, worker, log_path, args.timeout)
         load = os.getloadavg()[0]
+        cpu_before = tree_cpu_seconds(worker.pid)
         started = time.perf_counter()
         matches = tournaments.start(tournament.pk)
         while True:
@@ -100,6 +103,7 @@ def run_once(args: argparse.Namespace, workers: int, mode: str, data_dir: Path, 
                 raise SystemExit(f"not finished after {args.timeout} s: {tournament.progress()}")
             time.sleep(0.05)
         elapsed = time.perf_counter() - started
+        cpu = tree_cpu_seconds(worker.pid) - cpu_before
         load = max(load, os.getloadavg()[0])
     finally:
         worker.send_signal(signal.SIGQUIT)
@@ -127,8 +131,31 @@ def run_once(args: argparse.Namespace, workers: int, mode: str, data_dir: Path, 
         "seconds": round(elapsed, 2),
         "games_per_second": round(played / elapsed, 1),
         "worker_cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
+        "games_per_cpu_second": round(played / cpu, 1),
         "load": round(load, 2),
     }
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by a process, its children, and the children they have reaped (sandboxes)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[int]] = {}
+    stats: dict[int, list[str]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(entry)] = fields
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        if current in stats:
+            total += sum(int(value) for value in stats[current][11:15])  # utime stime cutime cstime
+        todo += children.get(current, [])
+    return total / ticks
 
 
 def house_participants(refs: list[str], count: int) -> list:
@@ -250,7 +277,8 @@ def describe(result: dict) -> str:
     return (
         f"{result['mode']:>10}, {result['workers']} worker process(es): {result['games']} games in "
         f"{result['seconds']:.1f} s = {result['games_per_second']:.1f} games/s, worker CPU "
-        f"{result['worker_cpu_seconds']:.1f} s, load {result['load']:.2f} "
+        f"{result['worker_cpu_seconds']:.1f} s ({result['games_per_cpu_second']:.0f} games per CPU second while "
+        f"timed), load {result['load']:.2f} "
         f"({result['failed_matches']} failed matches, {result['forfeits']} forfeited games)"
     )
 
@@ -270,6 +298,7 @@ def compare_workers(args: argparse.Namespace, counts: list[int]) -> None:
 def compare_sandboxed(args: argparse.Namespace, counts: list[int]) -> None:
     """In-process and sandboxed tournaments side by side, alternating which runs first."""
     ratios: dict[int, list[float]] = {workers: [] for workers in counts}
+    cpu_ratios: dict[int, list[float]] = {workers: [] for workers in counts}
     for repeat in range(args.repeat):
         for workers in counts:
             order = MODES if repeat % 2 == 0 else tuple(reversed(MODES))
@@ -279,12 +308,16 @@ def compare_sandboxed(args: argparse.Namespace, counts: list[int]) -> None:
                 print(describe(results[mode]), flush=True)
             ratio = results["sandboxed"]["games_per_second"] / results["in-process"]["games_per_second"]
             ratios[workers].append(ratio)
-            print(f"repeat {repeat + 1}, {workers} worker(s): sandboxed / in-process = {ratio:.2f}", flush=True)
+            cpu_ratio = results["sandboxed"]["games_per_cpu_second"] / results["in-process"]["games_per_cpu_second"]
+            cpu_ratios[workers].append(cpu_ratio)
+            print(f"repeat {repeat + 1}, {workers} worker(s): sandboxed / in-process = {ratio:.2f} in games/s, "
+                  f"{cpu_ratio:.2f} in games per worker CPU second", flush=True)  # fmt: skip
     for workers, values in ratios.items():
         print(
             f"{workers} worker(s), {args.games} games per pairing: sandboxed / in-process median "
             f"{statistics.median(values):.2f}, min {min(values):.2f}, max {max(values):.2f} "
-            f"over {len(values)} repeat(s); load now {os.getloadavg()[0]:.2f}"
+            f"over {len(values)} repeat(s); in games per worker CPU second median "
+            f"{statistics.median(cpu_ratios[workers]):.2f}; load now {os.getloadavg()[0]:.2f}"
         )
 
 
