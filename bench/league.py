@@ -175,6 +175,8 @@ def house_participants(refs: list[str], count: int) -> list:
         name = refs[i % len(refs)]
         bot = Bot.objects.create(owner=owner, name=f"{name}-{i}", house_ref=f"house:{name}")
         BotVersion.objects.create(bot=bot, number=1, sha256=house_sha256(name), kind="house", status="active")
+        if hasattr(bot, "refresh_active_version"):  # where the bot row keeps its ladder version (main)
+            bot.refresh_active_version()
         bots.append(bot)
     return bots
 
