@@ -1,12 +1,22 @@
-"""Benchmark: a double round robin of house bots played through Celery workers, 1 worker vs 2.
+"""Benchmark: a double round robin of house bots played through Celery workers.
 
     python bench/league.py                       # PostgreSQL + Redis on 127.0.0.1 (production set-up)
     python bench/league.py --embedded            # SQLite + the filesystem broker (the demo set-up)
     python bench/league.py --bots 10 --games 100 --workers 1,2 --house random,greedy
+    python bench/league.py --sandboxed --games 10 --workers 2 --repeat 3
 
 Each run gets a fresh database and queue, registers `--bots` ladder members cycling over the
 `--house` bots, starts a tournament (all its matches queued at once) and times it until the last
-match is stored, ratings refits included. It prints one line per worker count and the speed-up.
+match is stored, ratings refits included. By default it prints one line per worker count and the
+speed-up.
+
+`--sandboxed` compares the sandbox with in-process play instead: each repeat plays the same tournament
+twice per worker count, once with the house bots in-process and once with uploaded copies of them (each
+house bot's source file uploaded through the league's upload check and validated like any upload, so
+the worker runs it in the bubblewrap sandbox), alternating which goes first. It prints both games/s, the
+ratio, and the load average beside each run, then the median and minimum ratio over the repeats; and the
+same ratio in games per CPU second of the worker's process tree (sandboxes included, the database not),
+which moves far less with the machine's load than wall time does.
 """
 
 from __future__ import annotations
@@ -16,6 +26,7 @@ import json
 import os
 import resource
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,9 +35,10 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
+MODES = ("in-process", "sandboxed")
 
 
-def run_once(args: argparse.Namespace, workers: int, data_dir: Path, database_url: str) -> dict:
+def run_once(args: argparse.Namespace, workers: int, mode: str, data_dir: Path, database_url: str) -> dict:
     """One timed tournament in this process (Django set up on a fresh database)."""
     os.environ.update(
         DJANGO_SETTINGS_MODULE="league.settings",
@@ -34,6 +46,7 @@ def run_once(args: argparse.Namespace, workers: int, data_dir: Path, database_ur
         ARENA_DATA_DIR=str(data_dir),
         ARENA_QUEUE=f"bench-{os.getpid()}-{workers}",
         ARENA_LADDER_MAX_PENDING="0",
+        ARENA_SANDBOX="1",
         LOG_LEVEL="WARNING",
     )
     if args.broker_url:
@@ -44,29 +57,19 @@ def run_once(args: argparse.Namespace, workers: int, data_dir: Path, database_ur
     import django
 
     django.setup()
-    from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    from bots.house import HOUSE_BOTS
     from league.arena import tournaments
-    from league.arena.house import house_sha256
-    from league.arena.models import Bot, BotVersion, Tournament, TournamentEntry
+    from league.arena.models import Tournament, TournamentEntry
     from league.arena.workers import worker_command
 
     call_command("migrate", interactive=False, verbosity=0)
-    owner = get_user_model().objects.create(username="bench")
     refs = args.house.split(",")
-    unknown = [ref for ref in refs if ref not in HOUSE_BOTS]
-    if unknown:
-        raise SystemExit(f"unknown house bots: {', '.join(unknown)}; known: {', '.join(sorted(HOUSE_BOTS))}")
     tournament = Tournament.objects.create(
         name="bench", format="double-round-robin", games_per_pairing=args.games, duplicate=True
     )
-    for i in range(args.bots):
-        name = refs[i % len(refs)]
-        bot = Bot.objects.create(owner=owner, name=f"{name}-{i}", house_ref=f"house:{name}")
-        BotVersion.objects.create(bot=bot, number=1, sha256=house_sha256(name), kind="house", status="active")
-        TournamentEntry.objects.create(tournament=tournament, bot=bot)
+    bots = house_participants(refs, args.bots) if mode == "in-process" else uploaded_participants(refs, args.bots)
+    TournamentEntry.objects.bulk_create([TournamentEntry(tournament=tournament, bot=bot) for bot in bots])
 
     log_path = data_dir / f"worker-{workers}.log"
     with open(log_path, "wb") as log:
@@ -84,7 +87,10 @@ def run_once(args: argparse.Namespace, workers: int, data_dir: Path, database_ur
             if worker.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"the worker did not start:\n{log_path.read_text()[-3000:]}")
             time.sleep(0.2)
-        cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if mode == "sandboxed":
+            await_validation(bots, worker, log_path, args.timeout)
+        load = os.getloadavg()[0]
+        cpu_before = tree_cpu_seconds(worker.pid)
         started = time.perf_counter()
         matches = tournaments.start(tournament.pk)
         while True:
@@ -95,8 +101,10 @@ def run_once(args: argparse.Namespace, workers: int, data_dir: Path, database_ur
                 raise SystemExit(f"the worker died:\n{log_path.read_text()[-3000:]}")
             if time.perf_counter() - started > args.timeout:
                 raise SystemExit(f"not finished after {args.timeout} s: {tournament.progress()}")
-            time.sleep(0.2)
+            time.sleep(0.05)
         elapsed = time.perf_counter() - started
+        cpu = tree_cpu_seconds(worker.pid) - cpu_before
+        load = max(load, os.getloadavg()[0])
     finally:
         worker.send_signal(signal.SIGQUIT)
         try:
@@ -108,20 +116,121 @@ def run_once(args: argparse.Namespace, workers: int, data_dir: Path, database_ur
         except ProcessLookupError:
             pass
         worker.wait()
-    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the worker and its pool, once reaped
-    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
+    # the worker and its pool once reaped: start-up (and, sandboxed, the validation games) included
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     played, planned = tournament.progress()
     failed = tournament.matches.filter(status="failed").count()
     return {
+        "mode": mode,
         "workers": workers,
         "matches": len(matches),
         "games": played,
         "planned": planned,
         "failed_matches": failed,
+        "forfeits": forfeited_games(tournament),
         "seconds": round(elapsed, 2),
         "games_per_second": round(played / elapsed, 1),
-        "worker_cpu_seconds": round(cpu, 1),
+        "worker_cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
+        "games_per_cpu_second": round(played / cpu, 1),
+        "load": round(load, 2),
     }
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by a process, its children, and the children they have reaped (sandboxes)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[int]] = {}
+    stats: dict[int, list[str]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(entry)] = fields
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        if current in stats:
+            total += sum(int(value) for value in stats[current][11:15])  # utime stime cutime cstime
+        todo += children.get(current, [])
+    return total / ticks
+
+
+def house_participants(refs: list[str], count: int) -> list:
+    """`count` ladder bots cycling over the house bots `refs`, played in the worker's own process."""
+    from django.contrib.auth import get_user_model
+
+    from bots.house import HOUSE_BOTS
+    from league.arena.house import house_sha256
+    from league.arena.models import Bot, BotVersion
+
+    unknown = [ref for ref in refs if ref not in HOUSE_BOTS]
+    if unknown:
+        raise SystemExit(f"unknown house bots: {', '.join(unknown)}; known: {', '.join(sorted(HOUSE_BOTS))}")
+    owner = get_user_model().objects.create(username="bench")
+    bots = []
+    for i in range(count):
+        name = refs[i % len(refs)]
+        bot = Bot.objects.create(owner=owner, name=f"{name}-{i}", house_ref=f"house:{name}")
+        BotVersion.objects.create(bot=bot, number=1, sha256=house_sha256(name), kind="house", status="active")
+        if hasattr(bot, "refresh_active_version"):  # where the bot row keeps its ladder version (main)
+            bot.refresh_active_version()
+        bots.append(bot)
+    return bots
+
+
+def uploaded_participants(refs: list[str], count: int) -> list:
+    """`count` bots whose versions are uploads of the house bots' source files, queued for validation."""
+    import importlib.util
+
+    from django.contrib.auth import get_user_model
+
+    from bots.house import HOUSE_BOTS
+    from league.arena.models import Bot
+    from league.arena.uploads import UploadRejected, add_version, inspect_upload
+
+    unknown = [ref for ref in refs if ref not in HOUSE_BOTS]
+    if unknown:
+        raise SystemExit(f"unknown house bots: {', '.join(unknown)}; known: {', '.join(sorted(HOUSE_BOTS))}")
+    owner = get_user_model().objects.create(username="bench")
+    bots = []
+    for i in range(count):
+        name = refs[i % len(refs)]
+        source = Path(importlib.util.find_spec(HOUSE_BOTS[name]).origin)
+        bot = Bot.objects.create(owner=owner, name=f"{name}-{i}")
+        try:
+            add_version(bot, inspect_upload(f"{name}.py", source.read_bytes()))
+        except UploadRejected as error:
+            raise SystemExit(f"the house bot {name} cannot be uploaded: {error}") from None
+        bots.append(bot)
+    return bots
+
+
+def await_validation(bots: list, worker: subprocess.Popen, log_path: Path, timeout: float) -> None:
+    """Wait until every uploaded version has passed its validation games (played by `worker`)."""
+    from league.arena.models import BotVersion
+
+    versions = BotVersion.objects.filter(bot__in=bots)
+    deadline = time.monotonic() + timeout
+    while versions.filter(status=BotVersion.Status.VALIDATING).exists():
+        if worker.poll() is not None:
+            raise SystemExit(f"the worker died:\n{log_path.read_text()[-3000:]}")
+        if time.monotonic() > deadline:
+            raise SystemExit(f"uploads not validated after {timeout} s")
+        time.sleep(0.1)
+    failed = versions.filter(status=BotVersion.Status.FAILED).first()
+    if failed is not None:
+        raise SystemExit(f"the upload {failed.bot.name} failed validation: {failed.failure_reason}")
+
+
+def forfeited_games(tournament) -> int:
+    """Games of the tournament that a bot lost by failing (crash, timeout...): none is expected here."""
+    from league.arena.matches import FORFEITS
+    from league.arena.models import Game
+
+    return Game.objects.filter(match__tournament=tournament, termination__in=FORFEITS).count()
 
 
 def fresh_postgres(url: str, name: str) -> str:
@@ -143,17 +252,91 @@ def drop_postgres(url: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{parts.path.lstrip("/")}" WITH (FORCE)')
 
 
+def run_in_child(args: argparse.Namespace, workers: int, mode: str) -> dict:
+    """One run in a fresh Python process, on a fresh database and data folder."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as data_dir:
+        if args.embedded:
+            url = f"sqlite:///{data_dir}/bench.sqlite3"
+        else:
+            url = fresh_postgres(args.database_url, f"arena_bench_{os.getpid()}_{workers}")
+        try:
+            child = subprocess.run(
+                [sys.executable, __file__, *sys.argv[1:], "--run", str(workers), "--mode", mode,
+                 "--data-dir", data_dir, "--run-database-url", url],
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+            )  # fmt: skip
+        finally:
+            if not args.embedded:
+                drop_postgres(url)
+    if child.returncode != 0:
+        raise SystemExit(f"{mode} run with {workers} worker(s) failed:\n{child.stdout[-2000:]}{child.stderr[-3000:]}")
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def describe(result: dict) -> str:
+    return (
+        f"{result['mode']:>10}, {result['workers']} worker process(es): {result['games']} games in "
+        f"{result['seconds']:.1f} s = {result['games_per_second']:.1f} games/s, worker CPU "
+        f"{result['worker_cpu_seconds']:.1f} s ({result['games_per_cpu_second']:.0f} games per CPU second while "
+        f"timed), load {result['load']:.2f} "
+        f"({result['failed_matches']} failed matches, {result['forfeits']} forfeited games)"
+    )
+
+
+def compare_workers(args: argparse.Namespace, counts: list[int]) -> None:
+    results = []
+    for workers in counts:
+        result = run_in_child(args, workers, "in-process")
+        results.append(result)
+        print(describe(result), flush=True)
+    base = results[0]
+    for result in results[1:]:
+        speedup = base["seconds"] / result["seconds"]
+        print(f"speed-up {result['workers']} vs {base['workers']} worker(s): {speedup:.2f}x")
+
+
+def compare_sandboxed(args: argparse.Namespace, counts: list[int]) -> None:
+    """In-process and sandboxed tournaments side by side, alternating which runs first."""
+    ratios: dict[int, list[float]] = {workers: [] for workers in counts}
+    cpu_ratios: dict[int, list[float]] = {workers: [] for workers in counts}
+    for repeat in range(args.repeat):
+        for workers in counts:
+            order = MODES if repeat % 2 == 0 else tuple(reversed(MODES))
+            results = {}
+            for mode in order:
+                results[mode] = run_in_child(args, workers, mode)
+                print(describe(results[mode]), flush=True)
+            ratio = results["sandboxed"]["games_per_second"] / results["in-process"]["games_per_second"]
+            ratios[workers].append(ratio)
+            cpu_ratio = results["sandboxed"]["games_per_cpu_second"] / results["in-process"]["games_per_cpu_second"]
+            cpu_ratios[workers].append(cpu_ratio)
+            print(f"repeat {repeat + 1}, {workers} worker(s): sandboxed / in-process = {ratio:.2f} in games/s, "
+                  f"{cpu_ratio:.2f} in games per worker CPU second", flush=True)  # fmt: skip
+    for workers, values in ratios.items():
+        print(
+            f"{workers} worker(s), {args.games} games per pairing: sandboxed / in-process median "
+            f"{statistics.median(values):.2f}, min {min(values):.2f}, max {max(values):.2f} "
+            f"over {len(values)} repeat(s); in games per worker CPU second median "
+            f"{statistics.median(cpu_ratios[workers]):.2f}; load now {os.getloadavg()[0]:.2f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bots", type=int, default=10, help="tournament participants (default 10)")
     parser.add_argument("--games", type=int, default=100, help="games per pairing (default 100)")
-    parser.add_argument("--workers", default="1,2", help="worker process counts to compare (default 1,2)")
+    parser.add_argument("--workers", default=None, help="worker process counts (default 1,2; --sandboxed: 2)")
     parser.add_argument("--house", default="random,greedy", help="house bots the participants cycle over")
+    parser.add_argument("--sandboxed", action="store_true", help="compare uploaded (sandboxed) with house bots")
+    parser.add_argument("--repeat", type=int, default=1, help="--sandboxed: comparisons per worker count")
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/arena_bench")
     parser.add_argument("--broker-url", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--embedded", action="store_true", help="SQLite and the filesystem broker instead")
     parser.add_argument("--timeout", type=float, default=1800, help="give up on a run after this many seconds")
     parser.add_argument("--run", type=int, help=argparse.SUPPRESS)  # internal: one run in a child process
+    parser.add_argument("--mode", choices=MODES, default="in-process", help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", help=argparse.SUPPRESS)
     parser.add_argument("--run-database-url", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -161,58 +344,21 @@ def main() -> None:
         args.broker_url = ""
 
     if args.run is not None:
-        print(json.dumps(run_once(args, args.run, Path(args.data_dir), args.run_database_url)))
+        print(json.dumps(run_once(args, args.run, args.mode, Path(args.data_dir), args.run_database_url)))
         return
 
-    counts = [int(n) for n in args.workers.split(",")]
+    counts = [int(n) for n in (args.workers or ("2" if args.sandboxed else "1,2")).split(",")]
     pairings = args.bots * (args.bots - 1)
     setup = "SQLite + filesystem broker" if args.embedded else f"PostgreSQL + {urlsplit(args.broker_url).scheme}"
     print(
         f"double round robin: {args.bots} bots ({args.house}), {pairings} matches x {args.games} games "
-        f"= {pairings * args.games} games; {setup}"
+        f"= {pairings * args.games} games; {setup}; load {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs",
+        flush=True,
     )
-    results = []
-    for workers in counts:
-        with tempfile.TemporaryDirectory(prefix="arena-bench-") as data_dir:
-            if args.embedded:
-                url = f"sqlite:///{data_dir}/bench.sqlite3"
-            else:
-                url = fresh_postgres(args.database_url, f"arena_bench_{os.getpid()}_{workers}")
-            try:
-                child = subprocess.run(
-                    [
-                        sys.executable,
-                        __file__,
-                        *sys.argv[1:],
-                        "--run",
-                        str(workers),
-                        "--data-dir",
-                        data_dir,
-                        "--run-database-url",
-                        url,
-                    ],
-                    capture_output=True,
-                    text=True,
-                    cwd=ROOT,
-                )
-            finally:
-                if not args.embedded:
-                    drop_postgres(url)
-        if child.returncode != 0:
-            raise SystemExit(f"run with {workers} worker(s) failed:\n{child.stdout[-2000:]}{child.stderr[-3000:]}")
-        result = json.loads(child.stdout.strip().splitlines()[-1])
-        results.append(result)
-        print(
-            f"{workers} worker process(es): {result['games']} games in {result['seconds']:.1f} s "
-            f"= {result['games_per_second']:.1f} games/s, worker CPU {result['worker_cpu_seconds']:.1f} s "
-            f"({result['failed_matches']} failed matches)",
-            flush=True,
-        )
-    if len(results) >= 2:
-        base = results[0]
-        for result in results[1:]:
-            speedup = base["seconds"] / result["seconds"]
-            print(f"speed-up {result['workers']} vs {base['workers']} worker(s): {speedup:.2f}x")
+    if args.sandboxed:
+        compare_sandboxed(args, counts)
+    else:
+        compare_workers(args, counts)
 
 
 if __name__ == "__main__":

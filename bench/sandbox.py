@@ -4,13 +4,16 @@
     python bench/sandbox.py --only startup   # sandbox start to first reply (bar: <= 100 ms)
     python bench/sandbox.py --only roundtrip # median turn round trip, bot thinking excluded (bar: <= 200 us)
     python bench/sandbox.py --only match     # sandboxed vs in-process greedy games/s (bar: >= 25 %)
+    python bench/sandbox.py --only boot      # a match's two sandboxes: launched together, started, closed
     python bench/sandbox.py --json           # the figures as JSON
 
 Start-up is timed from SandboxedPlayer.start() (bwrap spawned) to the harness's reply to hello, with the bot
 imported; the first start of the process is a warm-up and not counted (it builds the seccomp program and
-compiles the harness once per runner process). The round trip uses a bot that answers at once with a real
-Face to Face observation, so what is measured is the runner, the pipes and the harness. The match compares
-two sandboxed greedy bots with the same two bots in this process, same seeds, in one run.
+compiles the harness once per runner process). The boot figure is what every match pays whatever its length:
+its two bots' sandboxes launched together (as the match runner does), both started, both closed (killed and
+reaped), in wall time and in CPU time of the runner and of the sandboxes. The round trip uses a bot that
+answers at once with a real Face to Face observation, so what is measured is the runner, the pipes and the
+harness. The match compares two sandboxed greedy bots with the same two bots in this process, same seeds, in one run.
 The machine's load is printed too: on a shared machine the figures move with it.
 """
 
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -33,6 +37,7 @@ from bots.sandbox import SandboxedPlayer  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = REPO / "bots" / "house" / "greedy.py"
+RANDOM = REPO / "bots" / "house" / "random_bot.py"
 INSTANT_BOT = "TURN = {'plays': []}\n\ndef play(observation):\n    return TURN\n"
 
 
@@ -57,6 +62,35 @@ def bench_startup(bot: Path, starts: int) -> dict[str, float]:
         "median_ms": statistics.median(timings) * 1e3,
         "p90_ms": percentile(timings, 0.9) * 1e3,
         "min_ms": min(timings) * 1e3,
+    }
+
+
+def bench_boot(bots: list[Path], matches: int) -> dict[str, float]:
+    warm = SandboxedPlayer(bots[0])
+    warm.start(10)
+    warm.close()
+    boots, closes = [], []
+    cpu_before, children_before = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    for _ in range(matches):
+        players = [SandboxedPlayer(bot) for bot in bots]
+        started = time.perf_counter()
+        for player in players:
+            player.launch(10)
+        for player in players:
+            player.start(10)
+        booted = time.perf_counter()
+        for player in players:
+            player.close()
+        boots.append(booted - started)
+        closes.append(time.perf_counter() - booted)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    sandbox_cpu = children.ru_utime + children.ru_stime - children_before.ru_utime - children_before.ru_stime
+    return {
+        "matches": matches,
+        "start_median_ms": statistics.median(boots) * 1e3,
+        "close_median_ms": statistics.median(closes) * 1e3,
+        "runner_cpu_ms": (time.process_time() - cpu_before) / matches * 1e3,
+        "sandbox_cpu_ms": sandbox_cpu / matches * 1e3,
     }
 
 
@@ -120,8 +154,9 @@ def bench_match(game_count: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["startup", "roundtrip", "match"])
+    parser.add_argument("--only", choices=["startup", "boot", "roundtrip", "match"])
     parser.add_argument("--starts", type=int, default=30)
+    parser.add_argument("--matches", type=int, default=20, help="--only boot: matches' worth of sandboxes")
     parser.add_argument("--turns", type=int, default=5000)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--json", action="store_true")
@@ -134,6 +169,8 @@ def main() -> None:
         if args.only in (None, "startup"):
             figures["startup"] = bench_startup(instant, args.starts)
             figures["startup_greedy"] = bench_startup(GREEDY, max(args.starts // 3, 5))
+        if args.only in (None, "boot"):
+            figures["boot"] = bench_boot([GREEDY, RANDOM], args.matches)
         if args.only in (None, "roundtrip"):
             figures["roundtrip"] = bench_roundtrip(instant, args.turns)
         if args.only in (None, "match"):
@@ -148,6 +185,11 @@ def main() -> None:
             row = figures[key]
             print(f"sandbox start to first reply ({label}, {row['starts']} starts): median {row['median_ms']:.1f} ms,"
                   f" p90 {row['p90_ms']:.1f} ms, min {row['min_ms']:.1f} ms   (bar: <= 100 ms)")  # fmt: skip
+    if "boot" in figures:
+        row = figures["boot"]
+        print(f"a match's two sandboxes (greedy and random, {row['matches']} matches): start "
+              f"{row['start_median_ms']:.1f} ms, close {row['close_median_ms']:.1f} ms (medians); CPU per match: "
+              f"runner {row['runner_cpu_ms']:.1f} ms, sandboxes {row['sandbox_cpu_ms']:.1f} ms")  # fmt: skip
     if "roundtrip" in figures:
         row = figures["roundtrip"]
         print(f"turn round trip ({row['turns']} turns, observations ~{row['observation_bytes']:.0f} bytes): "

@@ -152,14 +152,25 @@ class _Seat:
         self.player: Player | None = None
         self.failures = 0
         self.last_failure: BotFailure | None = None
+        self.launched = False  # the player exists but start() has not returned yet
 
     @property
     def retired(self) -> bool:
         return self.failures >= self.spec.max_failures
 
+    def launch(self) -> None:
+        """Let the bot begin loading, if it is not running (ensure_started then waits for it)."""
+        if self.player is None and not self.retired:
+            self.player = make_player(self.bot, self.spec)
+            self.player.launch(self.spec.time_control.startup)
+            self.launched = True
+
     def ensure_started(self) -> Player:
         if self.player is None:
             self.player = make_player(self.bot, self.spec)
+            self.launched = True
+        if self.launched:
+            self.launched = False
             try:
                 self.player.start(self.spec.time_control.startup)
             except BotFailure:
@@ -176,6 +187,7 @@ class _Seat:
         return self.player.take_stderr() if self.player is not None else ""
 
     def _discard(self) -> None:
+        self.launched = False
         if self.player is not None:
             self.player.close()
             self.player = None
@@ -244,6 +256,8 @@ def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, 
 
 def _start_game(spec: MatchSpec, state: games.GameState, seats: list[_Seat], seat_bots: list[int], deal: int) -> None:
     """Start (or restart) each seat's bot and tell it a game begins; a failure forfeits that seat."""
+    for bot_index in seat_bots:  # all at once: a sandbox boots while the others do
+        seats[bot_index].launch()
     for seat, bot_index in enumerate(seat_bots):
         owner = seats[bot_index]
         if owner.retired:

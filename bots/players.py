@@ -33,8 +33,11 @@ class Player(Protocol):
     name: str
     version: str | None
 
+    def launch(self, timeout: float) -> None:
+        """Begin loading the bot without waiting for it (so that several bots load at once); start() finishes."""
+
     def start(self, timeout: float) -> None:
-        """Load the bot; raise BotFailure if it cannot start within `timeout` seconds."""
+        """Load the bot; raise BotFailure if it cannot start within `timeout` seconds (of its launch)."""
 
     def new_game(self, info: dict[str, Any], timeout: float) -> None:
         """Tell the bot a game starts (calls its optional `new_game(info)`)."""
@@ -79,6 +82,9 @@ class InProcessPlayer:
         if not callable(getattr(module, "play", None)):
             raise TypeError(f"bot {name} defines no play(observation) function")
         self._new_game = getattr(module, "new_game", None)
+
+    def launch(self, timeout: float) -> None:
+        return None
 
     def start(self, timeout: float) -> None:
         return None

@@ -12,19 +12,21 @@ import os
 import py_compile
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 from bots import protocol
 from bots.players import BotFailure
 from bots.sandbox import seccomp
-from bots.sandbox.bwrap import SANDBOX_HARNESS_DIR, SandboxUnavailable, bwrap_path, reachable
+from bots.sandbox.bwrap import SANDBOX_HARNESS_DIR, SandboxUnavailable, bwrap_path, reachable, scratch_root
 from bots.sandbox.limits import STARTUP_SECONDS, SandboxLimits
 from bots.sandbox.process import SandboxProcess
 from bots.sandbox.unpack import bot_version, unpack_bot
 from games import Termination
 
 HARNESS_SOURCE = Path(__file__).with_name("harness.py")
+HELLO = {"type": "hello", "version": protocol.PROTOCOL_VERSION}
 PROTOCOL_SOURCE = Path(protocol.__file__)
 
 
@@ -61,20 +63,30 @@ class SandboxedPlayer:
         self.startup_timeout = STARTUP_SECONDS
         self._workdir: Path | None = None
         self._sandbox: SandboxProcess | None = None
+        self._boot_window: tuple[float, float] | None = None  # (launched, deadline) of a boot under way
+        self._hello_sent = False
 
-    def start(self, timeout: float) -> None:
+    def launch(self, timeout: float) -> None:
+        """Begin starting the bot, without waiting: start() finishes, while other sandboxes boot meanwhile."""
+        if self._boot_window is not None:
+            return
         bwrap_path()
         if not seccomp.available():
             raise SandboxUnavailable(seccomp.MISSING_LIBRARY)
         self.startup_timeout = timeout
         if self._workdir is None:
             self._workdir = self._prepare_workdir()
-        self._boot(timeout)
+        self._spawn(timeout)
+
+    def start(self, timeout: float) -> None:
+        """Load the bot (finishing a launch() if one is under way) within `timeout` seconds of its launch."""
+        self.launch(timeout)
+        self._finish_boot()
 
     def _prepare_workdir(self) -> Path:
-        workdir = Path(tempfile.mkdtemp(prefix="thegame-sandbox-", dir=self.temp_root))
+        workdir = Path(tempfile.mkdtemp(prefix="thegame-sandbox-", dir=self.temp_root or scratch_root()))
         try:
-            for sub in ("bot", "harness", "empty", "runtime"):
+            for sub in ("bot", "harness", "empty"):
                 (workdir / sub).mkdir()
             unpack_bot(self.bot_file, workdir / "bot")
             for name, code in _harness_files().items():
@@ -87,19 +99,32 @@ class SandboxedPlayer:
             if not reachable(str(workdir), uid, {gid}):
                 raise SandboxUnavailable(
                     f"uid {uid} cannot reach the sandbox's directory {workdir}: "
-                    "choose a temp_root (or TMPDIR) whose parents everyone may traverse, such as /tmp"
+                    "choose a temp_root (or TMPDIR) whose parents everyone may traverse, such as /tmp or /dev/shm"
                 )
         except BaseException:
             shutil.rmtree(workdir, ignore_errors=True)
             raise
         return workdir
 
-    def _boot(self, timeout: float) -> None:
-        sandbox = SandboxProcess(self._workdir, self.limits)
-        self._sandbox = sandbox
-        _, waited = sandbox.request(None, timeout)
-        hello = {"type": "hello", "version": protocol.PROTOCOL_VERSION}
-        reply, _ = sandbox.request(hello, max(timeout - waited, 0.001))
+    def _spawn(self, timeout: float) -> None:
+        if self._sandbox is not None:
+            self._sandbox.kill()  # started again while running: the old sandbox must not be left behind
+        started = time.perf_counter()
+        self._sandbox = SandboxProcess(self._workdir, self.limits)
+        self._hello_sent = self._sandbox.admitted
+        if self._hello_sent:  # read once it has announced; never before it is in its cgroups
+            self._sandbox.send(HELLO)
+        self._boot_window = (started, started + timeout)
+
+    def _finish_boot(self) -> None:
+        """Await the harness's announcement and its reply to hello, both by the launch's deadline."""
+        started, deadline = self._boot_window
+        self._boot_window = None
+        sandbox = self._sandbox
+        sandbox.receive(protocol.ANNOUNCE, started, deadline)
+        if not self._hello_sent:
+            sandbox.send(HELLO)
+        reply, _ = sandbox.receive("hello", started, deadline)
         if reply["type"] == "error":
             sandbox.kill()
             termination = Termination.RESOURCE_LIMIT if reply["kind"] == "resource-limit" else Termination.CRASH
@@ -108,10 +133,13 @@ class SandboxedPlayer:
     def _live(self) -> SandboxProcess:
         if self._workdir is None:
             raise RuntimeError(f"{self.name}: start() was not called")
-        if self._sandbox is None or self._sandbox.killed:
+        if self._boot_window is not None:
+            self._finish_boot()
+        elif self._sandbox is None or self._sandbox.killed:
             # killed after an earlier failure: a fresh sandbox for the next game, under the start-up allowance
             previous = self._sandbox.take_log() if self._sandbox is not None else ""
-            self._boot(self.startup_timeout)
+            self._spawn(self.startup_timeout)
+            self._finish_boot()
             self._sandbox._keep_log(previous.encode())
         return self._sandbox
 
@@ -149,6 +177,7 @@ class SandboxedPlayer:
         return self._sandbox.take_log() if self._sandbox is not None else ""
 
     def close(self) -> None:
+        self._boot_window = None
         if self._sandbox is not None:
             self._sandbox.kill()
         if self._workdir is not None:

@@ -17,6 +17,7 @@ from sandbox_helpers import REPO
 
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
 from bots.sandbox import SandboxedPlayer, cgroups
+from bots.sandbox import player as player_module
 
 MATCHES = 20
 GAMES_PER_MATCH = 50
@@ -52,7 +53,7 @@ def test_a_thousand_sandboxed_games_leave_nothing_behind(sandbox_works, tmp_path
     scratch = Path(tempfile.mkdtemp(prefix="thegame-leaks-", dir="/tmp"))  # tmp_path is not reachable by
     scratch.chmod(0o755)  # the sandbox's uid; the sandboxes' private directories go here instead
     request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setattr(player_module, "scratch_root", lambda: str(scratch))
 
     sandboxes: list[tuple[int, str]] = []
     original_start = SandboxedPlayer.start

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 import zipfile
 from pathlib import Path
@@ -181,9 +182,9 @@ def _state(pid: int, expected: str) -> str:
 def test_a_bot_with_threads_is_stopped_between_its_turns(sandbox_works, tmp_path):
     bot = tmp_path / "bot.py"
     bot.write_text(
-        "import threading\nspins = 0\ndef spin():\n    global spins\n    while True:\n        spins += 1\n"
+        "import threading, time\nspins = 0\ndef spin():\n    global spins\n    while True:\n        spins += 1\n"
         "def play(o):\n    if o.get('start'):\n        threading.Thread(target=spin, daemon=True).start()\n"
-        "    return {'plays': [], 'spins': spins}\n"
+        "    time.sleep(o.get('nap', 0))\n    return {'plays': [], 'spins': spins}\n"
     )
     with SandboxedPlayer(bot) as player:
         player.start(5)
@@ -193,7 +194,7 @@ def test_a_bot_with_threads_is_stopped_between_its_turns(sandbox_works, tmp_path
         assert _state(player.sandbox_pid, "T") == "T"  # stopped, spinner and all, until its next turn
         before = player.play({}, 1)[0]["spins"]
         time.sleep(0.3)
-        after = player.play({}, 1)[0]["spins"]
+        after = player.play({"nap": 0.05}, 1)[0]["spins"]  # a turn long enough for the spinner to be scheduled
         assert _state(player.sandbox_pid, "T") == "T"
         assert after > before  # it does run during its own turns
 
@@ -208,3 +209,52 @@ def test_the_standard_library_works_inside(sandbox_works, tmp_path):
     with SandboxedPlayer(bot) as player:
         player.start(10)
         assert player.play({}, 2)[0] == {"plays": [], "sum": 5, "ssl": "OpenSSL"}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only a root runner switches identity and creates cgroups")
+def test_a_root_runner_drops_to_the_sandbox_uid_and_puts_the_sandbox_in_its_cgroups(sandbox_works, counter_bot):
+    with SandboxedPlayer(counter_bot) as player:
+        player.start(5)
+        bwrap_pid, harness_pid = player._sandbox.process.pid, player.sandbox_pid
+        for pid in (bwrap_pid, harness_pid):
+            status = Path(f"/proc/{pid}/status").read_text()
+            ids = {line.split(":")[0]: line.split()[1:] for line in status.splitlines() if ":" in line}
+            assert ids["Uid"] == ["65534"] * 4 and ids["Gid"] == ["65534"] * 4 and ids["Groups"] == []
+            assert ids["CapEff"] == ["0000000000000000"]
+        if player._sandbox.cgroup is None:
+            pytest.skip("this host offers no cgroups to the runner")
+        for pid in (bwrap_pid, harness_pid):
+            memberships = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+            groups = [line for line in memberships if "/thegame-arena/sbx-" in line]
+            assert len(groups) == len(player._sandbox.cgroup.directories), memberships
+
+
+def test_launch_returns_at_once_and_start_waits_within_the_launch_deadline(sandbox_works, tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text("import time\ntime.sleep(1.5)\ndef play(o):\n    return {'plays': []}\n")
+    with SandboxedPlayer(bot) as player:
+        launched = time.perf_counter()
+        player.launch(10)
+        assert time.perf_counter() - launched < 1.0  # the import's nap has not been waited for
+        player.start(10)
+        assert time.perf_counter() - launched >= 1.5
+        assert player.play({}, 1)[0] == {"plays": []}
+    with SandboxedPlayer(bot) as player:
+        player.launch(0.8)
+        with pytest.raises(BotFailure) as failure:
+            player.start(10)  # the deadline is the launch's
+        assert failure.value.termination == Termination.TIMEOUT
+
+
+def test_nothing_of_the_launch_leaks_into_the_sandbox_as_a_descriptor(sandbox_works, tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text(
+        "import os, stat\ndef play(o):\n    found = {}\n    for fd in range(256):\n        try:\n"
+        "            found[fd] = stat.filemode(os.fstat(fd).st_mode)[0]\n        except OSError:\n            pass\n"
+        "    return {'plays': [], 'fds': found}\n"
+    )
+    with SandboxedPlayer(bot) as player:
+        player.start(5)
+        fds = player.play({}, 2)[0]["fds"]
+    # /dev/null as stdin, the log pipe as stdout and stderr, the harness's two protocol pipes: nothing else
+    assert fds == {"0": "c", "1": "p", "2": "p", "3": "p", "4": "p"}

@@ -6,8 +6,10 @@ import json
 
 import pytest
 
+import games
 from bots import protocol
 from bots.protocol import ProtocolError
+from bots.sandbox.process import encode_request
 
 
 def test_encode_is_compact_json_with_a_newline_and_round_trips():
@@ -75,3 +77,32 @@ def test_requests_are_checked_by_the_harness():
         protocol.check_request({"type": "play", "observation": []})
     with pytest.raises(ProtocolError, match="no 'info' object"):
         protocol.check_request({"type": "new_game"})
+
+
+def _observations(game: str, players: int, count: int) -> list[dict]:
+    from bots.house import load_house_bot
+
+    state = games.new_game(game, players, "encode-requests")
+    bots = [load_house_bot("greedy") for _ in range(players)]
+    found = []
+    while state.outcome is None and len(found) < count:
+        observation = state.observation(state.to_move)
+        found.append(observation)
+        state.push(games.Turn.from_json(bots[state.to_move].play(observation)))
+    return found
+
+
+@pytest.mark.parametrize(("game", "players"), [("face-to-face", 2), ("the-game", 3), ("extreme", 2)])
+def test_the_runner_encodes_requests_exactly_as_the_protocol_does(game, players):
+    messages = [{"type": "play", "observation": observation} for observation in _observations(game, players, 60)]
+    messages.append({"type": "new_game", "info": {"game": game, "players": players, "seat": 1, "seed": "s:3",
+                                                  "options": {"deck": [1, 2.5, None, True, "é"]}}})  # fmt: skip
+    for message in messages:
+        assert encode_request(message) == protocol.encode(message)
+
+
+def test_what_orjson_refuses_is_encoded_or_refused_by_the_protocol():
+    huge = {"type": "new_game", "info": {"seed": 1 << 70}}
+    assert encode_request(huge) == protocol.encode(huge)
+    with pytest.raises(protocol.ProtocolError):
+        encode_request({"type": "play", "observation": {"cards": {1, 2}}})
