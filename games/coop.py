@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from games import commands as cmd
+from games.catalog import EXTREME
 from games.errors import CommandBroken, IllegalTurn
 from games.log import GameLog
 from games.moves import SIGNAL_VALUES, Play, Turn, _new_tuple
 from games.outcome import Outcome, Termination
 from games.state import ASCENDING, DESCENDING, GameState, TurnBuilder, is_trick, pile_fits, pile_rule_text
 
-THE_GAME = "the-game"
-EXTREME = "extreme"
 CARDS = range(2, 100)
 DECK_SIZE = len(CARDS)
 PILE_IDS = ("up1", "up2", "down1", "down2")
@@ -229,8 +228,8 @@ class CoopState(GameState):
     def builder(self) -> CoopTurn:
         return CoopTurn(dict(self.tops), list(self.hands[self.to_move]), self.table, self.min_plays())
 
-    def _check_signals(self, builder: TurnBuilder, signals: dict[str, str]) -> None:
-        for pile, value in signals.items():
+    def _check_signals(self, builder: TurnBuilder, signals: tuple[tuple[str, str], ...]) -> None:
+        for pile, value in signals:
             if pile not in DIRECTION:
                 raise IllegalTurn(
                     f"signal for {pile!r}: there is no such pile; the piles are {', '.join(PILE_IDS)}",
@@ -239,7 +238,7 @@ class CoopState(GameState):
             if value not in SIGNAL_VALUES:
                 raise IllegalTurn(f"signal {value!r} for {pile}: use none, keep-off or jump", rule="signals")
         silenced = [p for p, name in infinity_in_force(builder.tops, self.table).items() if name == cmd.SILENCE]
-        if silenced and any(value != "none" for value in signals.values()):
+        if silenced and any(value != "none" for _, value in signals):
             where = ", ".join(f"card {builder.tops[pile]} on {pile}" for pile in silenced)
             raise CommandBroken(f"signals cannot be set while silence ({where}) is in force", rule="silence")
 

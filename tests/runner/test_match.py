@@ -155,3 +155,26 @@ def test_new_game_is_called_before_each_game_and_module_state_persists(tmp_path)
     result = run_match(unsandboxed("the-game", [bot], games=3, seed="m"))
     assert result.games[2].outcome.termination is Termination.CRASH
     assert "saw m:0,m:1,m:2" in result.games[2].outcome.detail
+
+
+def test_plain_face_to_face_turns_take_the_engines_fast_path(monkeypatch):
+    general = []
+    original = games.GameState.push
+
+    def counting_push(state, turn, ms=None):
+        general.append(turn)
+        return original(state, turn, ms)
+
+    monkeypatch.setattr(games.GameState, "push", counting_push)
+    spec = MatchSpec("face-to-face", [BotSpec("house:random"), BotSpec("house:greedy")], games=4, seed="fast")
+    result = run_match(spec)
+    assert sum(game.turns for game in result.games) > 10
+    assert general == []  # every turn went through FaceToFaceState._push_plain, none through the general check
+
+
+def test_a_result_keeps_the_log_as_the_json_text_it_is_stored_as():
+    spec = MatchSpec("the-game", [BotSpec("house:random"), BotSpec("house:greedy")], games=2, seed="text")
+    for game in run_match(spec).games:
+        assert game.log_json == games.dumps_log(game.log)
+        assert game.turns == len(game.log["turns"])
+        assert games.replay(json.loads(game.log_json)) == game.outcome
