@@ -21,13 +21,13 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from games import FORFEITS
 from league.arena.models import BotVersion, Game, GameSeat, Match, on_commit_send
 
 log = logging.getLogger(__name__)
 
 STDERR_TAIL_CHARS = 4000
 HEARTBEAT_SECONDS = 1.0
-FORFEITS = {"illegal-turn", "command-broken", "timeout", "crash", "protocol-error", "resource-limit"}
 
 
 class ClaimLost(Exception):

@@ -20,12 +20,10 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
-FACE_TO_FACE = "face-to-face"
-GAME_CHOICES = [
-    (FACE_TO_FACE, "The Game: Face to Face"),
-    ("the-game", "The Game"),
-    ("extreme", "The Game Extreme"),
-]
+import games
+
+FACE_TO_FACE = games.FACE_TO_FACE
+GAME_CHOICES = list(games.GAME_NAMES.items())
 GAME_NAMES = dict(GAME_CHOICES)
 COMPETITIVE_GAMES = {FACE_TO_FACE}
 
