@@ -63,6 +63,7 @@ def play_game(game: str, players: int, seed: int, timings: list[float]) -> games
 # ---- whole games --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # the quick lane keeps tests/house/test_house_bots.py's shorter run of the expert's co-op games
 @pytest.mark.parametrize("game", ["the-game", "extreme"])
 @pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
 def test_plays_only_legal_turns_to_the_end(game: str, players: int) -> None:
@@ -76,6 +77,7 @@ def test_plays_only_legal_turns_to_the_end(game: str, players: int) -> None:
     assert max(timings) < 1.0
 
 
+@pytest.mark.slow
 def test_wins_some_solo_games_and_leaves_few_cards() -> None:
     scores = [play_game("the-game", 1, seed, []).outcome.score for seed in range(40)]
     assert scores.count(0) >= 2
