@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -22,6 +22,9 @@ import games
 from bots.house import is_house_ref, load_house_bot, parse_ref
 from bots.players import BotFailure, InProcessPlayer, Player
 from games import FACE_TO_FACE, IllegalTurn, Outcome, Termination
+
+if TYPE_CHECKING:  # the sandbox package is imported only when a match has a file bot to sandbox
+    from bots.sandbox.unpack import UnpackLimits
 
 STDERR_CAP = 64 * 1024
 
@@ -70,6 +73,7 @@ class MatchSpec:
     sandbox: bool = True
     max_failures: int = 3
     options: dict[str, Any] = field(default_factory=dict)
+    unpack_limits: UnpackLimits | None = None  # what an uploaded bot may be; None: the unpacker's defaults
 
     def seat_count(self) -> int:
         if self.game == FACE_TO_FACE:
@@ -143,7 +147,7 @@ def make_player(bot: BotSpec, spec: MatchSpec) -> Player:
     if spec.sandbox:
         from bots.sandbox import SandboxedPlayer
 
-        return SandboxedPlayer(path, name=bot.label, version=bot.resolved_version())
+        return SandboxedPlayer(path, name=bot.label, version=bot.resolved_version(), unpack_limits=spec.unpack_limits)
     from bots.unsafe import load_unsandboxed
 
     return InProcessPlayer(load_unsandboxed(path), bot.label, bot.resolved_version())

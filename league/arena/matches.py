@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from games import FORFEITS
 from league.arena.models import BotVersion, Game, GameSeat, Match, on_commit_send
+from league.arena.uploads import upload_limits
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,7 @@ def match_spec(match: Match, versions: list[BotVersion]) -> Any:
         duplicate=match.duplicate,
         time_control=TimeControl(turn=match.turn_seconds, bank=match.bank_seconds, startup=match.startup_seconds),
         sandbox=settings.ARENA_SANDBOX,
+        unpack_limits=upload_limits(),
     )
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import hashlib
 import io
 import posixpath
-import stat
 import zipfile
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from bots.sandbox.unpack import BotPackageError, UnpackLimits, check_archive
 from league.arena.models import Bot, BotVersion, Match, MatchEntry
 
 
@@ -50,13 +50,15 @@ def _check_source(name: str, data: bytes) -> None:
         raise UploadRejected(f"{name} does not compile: {error}") from None
 
 
-def _check_member_name(name: str) -> None:
-    if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
-        raise UploadRejected(f"the zip holds an absolute path: {name}")
-    if "\\" in name:
-        raise UploadRejected(f"the zip holds a path with a backslash: {name}")
-    if ".." in name.split("/"):
-        raise UploadRejected(f"the zip holds a path that leaves the bot's folder: {name}")
+def upload_limits() -> UnpackLimits:
+    """The limits from the settings: the upload check applies them, and the worker's unpacker again."""
+    return UnpackLimits(
+        py_bytes=settings.ARENA_MAX_PY_BYTES,
+        zip_bytes=settings.ARENA_MAX_ZIP_BYTES,
+        zip_entries=settings.ARENA_MAX_ZIP_ENTRIES,
+        unpacked_bytes=settings.ARENA_MAX_UNPACKED_BYTES,
+        compression_ratio=settings.ARENA_MAX_COMPRESSION_RATIO,
+    )
 
 
 def _check_zip(data: bytes) -> None:
@@ -65,47 +67,18 @@ def _check_zip(data: bytes) -> None:
     except (zipfile.BadZipFile, OSError, ValueError):
         raise UploadRejected("the file is not a readable zip archive") from None
     with archive:
-        members = archive.infolist()
-        if len(members) > settings.ARENA_MAX_ZIP_ENTRIES:
-            raise UploadRejected(
-                f"the zip holds {len(members)} entries; at most {settings.ARENA_MAX_ZIP_ENTRIES} are allowed"
-            )
-        seen: set[str] = set()
-        files: set[str] = set()
-        unpacked = 0
-        for member in members:
-            name = member.filename
-            _check_member_name(name)
-            normal = posixpath.normpath(name)
-            if normal in seen:
-                raise UploadRejected(f"the zip holds {name} twice")
-            seen.add(normal)
-            if not member.is_dir():
-                files.add(normal)
-            mode = member.external_attr >> 16
-            if stat.S_ISLNK(mode):
-                raise UploadRejected(f"the zip holds a link: {name}; links are not allowed")
-            if member.flag_bits & 0x1:
-                raise UploadRejected(f"the zip holds an encrypted entry: {name}")
-            unpacked += member.file_size
-            if unpacked > settings.ARENA_MAX_UNPACKED_BYTES:
-                raise UploadRejected(f"the zip unpacks to more than {_mib(settings.ARENA_MAX_UNPACKED_BYTES)}")
-            ratio = member.file_size / max(member.compress_size, 1)
-            if member.file_size > 1024 and ratio > settings.ARENA_MAX_COMPRESSION_RATIO:
-                raise UploadRejected(
-                    f"{name} is compressed {ratio:.0f} to 1; more than "
-                    f"{settings.ARENA_MAX_COMPRESSION_RATIO} to 1 looks like a zip bomb"
-                )
-        if "bot.py" not in files:
-            raise UploadRejected("the zip has no bot.py at its top level")
-        for member in members:
+        try:
+            members = check_archive(archive, upload_limits())  # the same rules the worker's unpacker applies
+        except BotPackageError as error:
+            raise UploadRejected(str(error)) from None
+        for member, path in members:
             if member.is_dir():
                 continue
             try:
                 content = archive.read(member)  # bounded: zipfile stops at the declared size and checks the CRC
             except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError, EOFError) as error:
                 raise UploadRejected(f"{member.filename} cannot be unpacked: {error}") from None
-            if member.filename.endswith(".py"):
+            if path.endswith(".py"):
                 _check_source(member.filename, content)
 
 
