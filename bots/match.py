@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +20,7 @@ import orjson
 
 import games
 from bots.house import is_house_ref, load_house_bot, parse_ref
+from bots.house.versions import house_version
 from bots.players import BotFailure, InProcessPlayer, Player
 from games import FACE_TO_FACE, IllegalTurn, Outcome, Termination
 
@@ -55,9 +56,12 @@ class BotSpec:
     def label(self) -> str:
         return self.name or self.ref
 
-    def resolved_version(self) -> str | None:
-        if self.version is not None or self.is_house:
+    def resolved_version(self) -> str:
+        """The version to log: the given one, else the hash of the house bot's modules or of the bot file."""
+        if self.version is not None:
             return self.version
+        if self.is_house:
+            return house_version(parse_ref(self.ref))
         return "sha256:" + hashlib.sha256(Path(self.ref).read_bytes()).hexdigest()
 
 
@@ -198,8 +202,9 @@ def run_match(spec: MatchSpec, on_game: Callable[[GameResult], None] | None = No
     """Play the whole match; call `on_game` after each game."""
     spec.validate()
     started = time.perf_counter()
-    seats = [_Seat(bot, spec) for bot in spec.bots]
-    identities = [(bot.label, bot.resolved_version()) for bot in spec.bots]
+    bots = [replace(bot, version=bot.resolved_version()) for bot in spec.bots]  # hashed once per match
+    seats = [_Seat(bot, spec) for bot in bots]
+    identities = [(bot.label, bot.version) for bot in bots]
     results: list[GameResult] = []
     stderr: dict[int, str] = {}
     try:

@@ -178,3 +178,15 @@ def test_a_result_keeps_the_log_as_the_json_text_it_is_stored_as():
         assert game.log_json == games.dumps_log(game.log)
         assert game.turns == len(game.log["turns"])
         assert games.replay(json.loads(game.log_json)) == game.outcome
+
+
+def test_house_bots_are_logged_with_the_version_of_their_code():
+    from bots.house.versions import house_version
+
+    spec = MatchSpec("face-to-face", [BotSpec("house:expert"), BotSpec("house:random")], games=2, seed="versions")
+    result = run_match(spec)
+    assert result.games[0].seat_bots == [0, 1]
+    logged = [seat["version"] for seat in result.games[0].log["seats"]]
+    assert logged == [house_version("expert"), house_version("random")]
+    given = MatchSpec("face-to-face", [BotSpec("house:expert", version="sha256:given"), BotSpec("house:random")])
+    assert run_match(given).games[0].log["seats"][0]["version"] == "sha256:given"
