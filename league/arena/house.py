@@ -11,6 +11,11 @@ from league.arena.models import GAME_CHOICES, Bot, BotVersion
 HOUSE_USER = "house"
 
 
+def house_sha256(name: str) -> str:
+    """The hash over every module the house bot loads, so a change to any of them makes a new version."""
+    return versions.house_version(name).removeprefix("sha256:")
+
+
 def _house_bot_name(name: str, game: str) -> str:
     return name if game == "face-to-face" else f"{name}-{game}"
 
@@ -19,7 +24,7 @@ def house_version(ref: str, game: str = "face-to-face") -> BotVersion:
     """The current version of the house bot `ref` (e.g. "house:greedy") for `game`, created on first use."""
     name = parse_ref(ref)  # UnknownHouseBot is a ValueError
     owner, _ = get_user_model().objects.get_or_create(username=HOUSE_USER, defaults={"is_active": False})
-    sha = versions.house_version(name).removeprefix("sha256:")  # covers every module the bot loads
+    sha = house_sha256(name)
     for _attempt in range(2):  # a concurrent first use may create the same rows: then read theirs
         try:
             with transaction.atomic():
