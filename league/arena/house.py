@@ -43,6 +43,7 @@ def house_version(ref: str, game: str = "face-to-face") -> BotVersion:
                         filename=ref,
                         status=BotVersion.Status.ACTIVE,
                     )
+                    bot.refresh_active_version()
                 return version
         except IntegrityError:
             continue

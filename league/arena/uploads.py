@@ -17,7 +17,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from bots.sandbox.unpack import BotPackageError, UnpackLimits, check_archive
-from league.arena.models import Bot, BotVersion, Match, MatchEntry
+from league.arena import queue
+from league.arena.house import house_version
+from league.arena.models import Bot, BotUpload, BotVersion, Match
 
 
 class UploadRejected(ValueError):
@@ -115,8 +117,6 @@ def inspect_upload(filename: str, data: bytes) -> InspectedUpload:
 @transaction.atomic
 def add_version(bot: Bot, upload: InspectedUpload) -> BotVersion:
     """Store a new version (never replacing an old one) and queue the games that validate it."""
-    from league.arena import tasks
-
     Bot.objects.select_for_update().filter(pk=bot.pk).get()  # serialises version numbers per bot
     existing = bot.versions.filter(sha256=upload.sha256).first()
     if existing is not None:
@@ -130,21 +130,21 @@ def add_version(bot: Bot, upload: InspectedUpload) -> BotVersion:
                 kind=upload.kind,
                 filename=upload.filename,
                 size=len(upload.content),
-                content=upload.content,
             )
     except IntegrityError:
         raise UploadRejected("another upload of this bot arrived at the same moment; please try again") from None
+    BotUpload.objects.create(version=version, content=upload.content)
     match = queue_validation(version)
-    transaction.on_commit(lambda: tasks.play_match.delay(match.pk))
+    queue.play_match(match.pk)
     return version
 
 
 def queue_validation(version: BotVersion) -> Match:
-    from league.arena.house import house_version
-
+    """The validation match of a new version (index 0) against the house opponent (index 1)."""
     game = version.bot.game
     opponent = house_version(settings.ARENA_VALIDATION_OPPONENT, game)
-    match = Match.objects.create(
+    return Match.objects.create_with_entries(
+        [version, opponent],
         kind=Match.Kind.VALIDATION,
         game=game,
         games=settings.ARENA_VALIDATION_GAMES,
@@ -156,7 +156,3 @@ def queue_validation(version: BotVersion) -> Match:
         startup_seconds=settings.ARENA_STARTUP_SECONDS,
         rated=False,
     )
-    MatchEntry.objects.bulk_create(
-        [MatchEntry(match=match, index=0, version=version), MatchEntry(match=match, index=1, version=opponent)]
-    )
-    return match
