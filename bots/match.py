@@ -109,6 +109,19 @@ class GameResult:
     turns: int
     stderr: dict[int, str] = field(default_factory=dict)
 
+    @classmethod
+    def from_log(
+        cls,
+        index: int,
+        deal: int,
+        log: dict[str, Any],
+        outcome: Outcome,
+        seat_bots: list[int],
+        stderr: dict[int, str] | None = None,
+    ) -> GameResult:
+        """A result for a game whose log is at hand as a dict."""
+        return cls(index, deal, games.dumps_log(log), outcome, seat_bots, len(log["turns"]), stderr or {})
+
     @cached_property
     def log(self) -> dict[str, Any]:
         """The game log as a dict (parsed from `log_json` on first use)."""

@@ -6,7 +6,7 @@ import textwrap
 import pytest
 
 import games
-from bots.match import BotSpec, MatchSpec, TimeControl, run_match, seating
+from bots.match import BotSpec, GameResult, MatchSpec, TimeControl, run_match, seating
 from games import Termination
 
 
@@ -178,6 +178,8 @@ def test_a_result_keeps_the_log_as_the_json_text_it_is_stored_as():
         assert game.log_json == games.dumps_log(game.log)
         assert game.turns == len(game.log["turns"])
         assert games.replay(json.loads(game.log_json)) == game.outcome
+        rebuilt = GameResult.from_log(game.index, game.deal, game.log, game.outcome, game.seat_bots)
+        assert (rebuilt.log_json, rebuilt.turns, rebuilt.log) == (game.log_json, game.turns, game.log)
 
 
 def test_house_bots_are_logged_with_the_version_of_their_code():
