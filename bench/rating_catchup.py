@@ -11,7 +11,9 @@ A monitor polls `RatingFit` (written in the refit's own transaction, like the ra
 
 Printed: matches and games stored per second (sustained, first to last commit), the lag from each match's commit
 until a stored fit covered it (p50 / max; a fit covers the first N games committed, N = its game count), and the
-catch-up: from the last commit until the ratings covered every stored game. Load average beside each run.
+catch-up: from the last commit until the ratings covered every stored game; and the CPU time that storing takes
+per match (the storer processes) and a refit per fit (the Celery worker), which a loaded machine does not distort
+the way it stretches the wall-clock figures. Load average beside each run.
 `measure_catchup(game, matches, storers)` is the core, for `bench/scale.py` to call on a filled database.
 """
 
@@ -21,6 +23,7 @@ import argparse
 import multiprocessing
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -153,6 +156,22 @@ def _start_worker(concurrency: int, log_path: Path) -> subprocess.Popen:
         return subprocess.Popen(command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT)
 
 
+def _tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) used so far by a process and all its living descendants (Linux /proc)."""
+    total, pending = 0.0, [pid]
+    ticks = os.sysconf("SC_CLK_TCK")
+    while pending:
+        current = pending.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(child) for child in (task / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
+
+
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -196,6 +215,8 @@ def measure_catchup(
         ids = [match.pk for match in created]
         processes = [context.Process(target=_store_share, args=(ids[k::storers], played, out)) for k in range(storers)]
         monitor.start()
+        worker_cpu = _tree_cpu_seconds(worker.pid)
+        storers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.time()
         for process in processes:
             process.start()
@@ -206,6 +227,9 @@ def measure_catchup(
         deadline = time.time() + timeout
         while (not seen or seen[-1][1] < total) and time.time() < deadline:
             time.sleep(POLL_SECONDS)
+        worker_cpu = _tree_cpu_seconds(worker.pid) - worker_cpu
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        storers_cpu = after.ru_utime + after.ru_stime - storers_cpu.ru_utime - storers_cpu.ru_stime
     finally:
         stop.set()
         if monitor.is_alive():
@@ -232,6 +256,8 @@ def measure_catchup(
         "lag_max": max(lags),
         "catch_up": seen[-1][0] - last,
         "fits_seen": len(seen),
+        "store_cpu_ms_per_match": 1000 * storers_cpu / max(len(commits), 1),
+        "refit_cpu_ms_per_fit": 1000 * worker_cpu / max(len(seen) - 1, 1),
         "first_commit_after": first - started,
     }
 
@@ -265,7 +291,9 @@ def main() -> None:
             f"({figures['games']} games) at {figures['matches_per_second']:.1f} matches/s "
             f"({figures['games_per_second']:.0f} games/s); rating lag p50 {figures['lag_p50']:.2f} s, "
             f"p95 {figures['lag_p95']:.2f} s, max {figures['lag_max']:.2f} s; caught up {figures['catch_up']:.2f} s "
-            f"after the last match; {figures['fits_seen']} fits seen; load {' '.join(load)}"
+            f"after the last match; {figures['fits_seen']} fits seen; CPU: storing "
+            f"{figures['store_cpu_ms_per_match']:.0f} ms a match, refit worker {figures['refit_cpu_ms_per_fit']:.0f} "
+            f"ms a fit; load {' '.join(load)}"
         )
     if len(runs) > 1:
         rates = [r["matches_per_second"] for r in runs]

@@ -39,8 +39,6 @@ BOTS_PER_PAGE = 50
 VERSIONS_SHOWN = 50
 RECENT_MATCHES = 20
 GAMES_PER_PAGE = 100
-# The version columns pages show: never the upload itself.
-VERSION_FIELDS = ("bot_id", "number", "sha256", "kind", "filename", "size", "status", "created", "validated_at")
 
 
 def page_number(request: HttpRequest) -> int:
@@ -71,15 +69,15 @@ def home(request: HttpRequest) -> HttpResponse:
             "arena/_top.html", {"rows": leaderboards.top(FACE_TO_FACE, HOME_TOP), "game_choices": GAME_CHOICES}
         ),
     )
+    started = Tournament.objects.exclude(status=Tournament.Status.DRAFT)
+    upcoming = Tournament.objects.filter(status=Tournament.Status.DRAFT, scheduled_at__isnull=False)
     return render(
         request,
         "arena/home.html",
         {
             "top": top,
-            "tournaments": Tournament.objects.exclude(status=Tournament.Status.DRAFT)[:HOME_TOURNAMENTS],
-            "upcoming": Tournament.objects.filter(status=Tournament.Status.DRAFT, scheduled_at__isnull=False).order_by(
-                "scheduled_at"
-            )[:HOME_TOURNAMENTS],
+            "tournaments": started[:HOME_TOURNAMENTS],
+            "upcoming": upcoming.order_by("scheduled_at")[:HOME_TOURNAMENTS],
         },
     )
 
@@ -99,7 +97,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
     newest = BotVersion.objects.filter(bot=OuterRef("pk")).order_by("-number").values("pk")[:1]
     bots = request.user.bots.annotate(newest_id=Subquery(newest)).order_by("name", "pk")
     page = paginate(request, bots, BOTS_PER_PAGE)
-    versions = BotVersion.objects.only(*VERSION_FIELDS).in_bulk([bot.newest_id for bot in page if bot.newest_id])
+    versions = BotVersion.objects.in_bulk([bot.newest_id for bot in page if bot.newest_id])
     for bot in page:
         bot.newest = versions.get(bot.newest_id)
     return render(request, "arena/my_bots.html", {"page": page})
@@ -130,8 +128,7 @@ def new_bot(request: HttpRequest) -> HttpResponse:
 
 def _newest_versions(bot: Bot) -> tuple[list[BotVersion], int]:
     """The bot's newest VERSIONS_SHOWN versions, and how many older ones are not shown."""
-    shown = bot.versions.only(*VERSION_FIELDS, "failure_reason", "stderr_tail").order_by("-number")
-    versions = list(shown[: VERSIONS_SHOWN + 1])
+    versions = list(bot.versions.order_by("-number")[: VERSIONS_SHOWN + 1])
     if len(versions) <= VERSIONS_SHOWN:
         return versions, 0
     return versions[:VERSIONS_SHOWN], bot.versions.count() - VERSIONS_SHOWN

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 from django.core.cache import caches
+from django.http import Http404
 from django.urls import reverse
 
 from league.arena import caching, matches, refits, signals, tournaments
@@ -226,3 +227,18 @@ def test_a_stored_tournament_match_shows_at_once(
     fragment = client.get(live).content.decode()
     assert "0/1" in fragment and "1/1" in fragment
     assert fragment.index("bob/beta") < fragment.index("alice/alpha")
+
+
+def test_a_render_that_raises_stores_nothing(db):
+    calls = []
+
+    def missing():
+        calls.append(1)
+        raise Http404("no such page")
+
+    for _ in range(2):
+        with pytest.raises(Http404):
+            caching.fragment("ladder:face-to-face:9", caching.leaderboard_scope("face-to-face"), missing)
+    assert len(calls) == 2
+    assert caching.fragment("x", caching.leaderboard_scope("face-to-face"), lambda: "fresh") == "fresh"
+    assert caching.fragment("x", caching.leaderboard_scope("face-to-face"), lambda: "later") == "fresh"
