@@ -121,6 +121,9 @@ class BotVersion(models.Model):
     stderr_tail = models.TextField(blank=True)
     created = models.DateTimeField(default=timezone.now)
     validated_at = models.DateTimeField(null=True, blank=True)
+    pruned_at = models.DateTimeField(
+        null=True, blank=True, help_text="Its upload was deleted by its owner; its games and hash stay."
+    )
 
     class Meta:
         ordering = ["bot", "-number"]

@@ -9,7 +9,6 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import InvalidPage, Page, Paginator
-from django.db import transaction
 from django.db.models import Case, Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, When
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -33,7 +32,7 @@ from league.arena.models import (
     Rating,
     Tournament,
 )
-from league.arena.uploads import UploadRejected, add_version
+from league.arena.uploads import NameTaken, UploadRejected, add_bot, add_version
 
 LADDER_PER_PAGE = 50
 HOME_TOP = 5
@@ -115,11 +114,9 @@ def new_bot(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            with transaction.atomic():
-                bot = Bot.objects.create(
-                    owner=request.user, name=data["name"], game=data["game"], description=data["description"]
-                )
-                add_version(bot, data["file"])
+            bot = add_bot(request.user, data["name"], data["game"], data["description"], data["file"])
+        except NameTaken as error:
+            form.add_error("name", str(error))
         except UploadRejected as error:
             form.add_error("file", str(error))
         else:
