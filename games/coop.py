@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from games import commands as cmd
+from games.catalog import EXTREME
 from games.errors import CommandBroken, IllegalTurn
 from games.log import GameLog
 from games.moves import SIGNAL_VALUES, Play, Turn, _new_tuple
 from games.outcome import Outcome, Termination
 from games.state import ASCENDING, DESCENDING, GameState, TurnBuilder, is_trick, pile_fits, pile_rule_text
 
-THE_GAME = "the-game"
-EXTREME = "extreme"
 CARDS = range(2, 100)
 DECK_SIZE = len(CARDS)
 PILE_IDS = ("up1", "up2", "down1", "down2")
@@ -244,9 +243,9 @@ class CoopState(GameState):
                 self._check_silence(tops, turn.signals)
             raise
 
-    def _check_signals(self, builder: TurnBuilder, signals: dict[str, str]) -> None:
+    def _check_signals(self, builder: TurnBuilder, signals: tuple[tuple[str, str], ...]) -> None:
         self._check_silence(builder.tops, signals)  # the command first, as for plays
-        for pile, value in signals.items():
+        for pile, value in signals:
             if pile not in DIRECTION:
                 raise IllegalTurn(
                     f"signal for {pile!r}: there is no such pile; the piles are {', '.join(PILE_IDS)}",
@@ -255,9 +254,9 @@ class CoopState(GameState):
             if value not in SIGNAL_VALUES:
                 raise IllegalTurn(f"signal {value!r} for {pile}: use none, keep-off or jump", rule="signals")
 
-    def _check_silence(self, tops: dict[str, int], signals: dict[str, str]) -> None:
+    def _check_silence(self, tops: dict[str, int], signals: tuple[tuple[str, str], ...]) -> None:
         silenced = [pile for pile, name in infinity_in_force(tops, self.table).items() if name == cmd.SILENCE]
-        if silenced and any(value != "none" for value in signals.values()):
+        if silenced and any(value != "none" for _, value in signals):
             where = ", ".join(f"card {tops[pile]} on {pile}" for pile in silenced)
             raise CommandBroken(f"signals cannot be set while silence ({where}) is in force", rule="silence")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games import coop
+from games.catalog import EXTREME, THE_GAME
 from games.commands import COMMANDS
 from games.errors import IllegalTurn, LogMismatch
 from games.factory import GAME_IDS, new_game, seeded_decks, seeded_start_seat
@@ -64,7 +64,7 @@ def _initial_state(log: dict[str, Any]) -> GameState:
     if game not in GAME_IDS:
         raise LogMismatch(f"unknown game {game!r}")
     options = _field(log, "options", dict)
-    if game == coop.EXTREME:
+    if game == EXTREME:
         _check_command_table(options.get("command_table"))
     decks = _field(log, "decks", list)
     if not all(isinstance(deck, list) and all(_is_int(card) for card in deck) for deck in decks):
@@ -87,7 +87,7 @@ def _initial_state(log: dict[str, Any]) -> GameState:
         )
     except (ValueError, TypeError) as error:
         raise LogMismatch(f"the log's set-up is invalid: {error}") from error
-    if log.get("dealt_from_seed") and game in (coop.THE_GAME, coop.EXTREME):
+    if log.get("dealt_from_seed") and game in (THE_GAME, EXTREME):
         _check_seeded_start(seed, state.players, start_seat)
     return state
 

@@ -25,6 +25,7 @@ import bots.match
 from bots.match import BotSpec, MatchSpec, TimeControl
 from league.arena import queue, refits, results, signals
 from league.arena.models import FORFEITS, BotUpload, BotVersion, Match
+from league.arena.uploads import upload_limits
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,7 @@ def match_spec(match: Match, versions: list[BotVersion]) -> MatchSpec:
         duplicate=match.duplicate,
         time_control=TimeControl(turn=match.turn_seconds, bank=match.bank_seconds, startup=match.startup_seconds),
         sandbox=settings.ARENA_SANDBOX,
+        unpack_limits=upload_limits(),
     )
 
 

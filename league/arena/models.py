@@ -29,14 +29,12 @@ from django.utils import timezone
 import games
 from league.arena import signals
 
-FACE_TO_FACE = "face-to-face"
-GAME_NAMES = {FACE_TO_FACE: "The Game: Face to Face", "the-game": "The Game", "extreme": "The Game Extreme"}
-GAME_CHOICES = [(game, GAME_NAMES[game]) for game in games.GAME_IDS]
+FACE_TO_FACE = games.FACE_TO_FACE
+GAME_NAMES = dict(games.GAME_NAMES)
+GAME_CHOICES = list(GAME_NAMES.items())
 COMPETITIVE_GAMES = {FACE_TO_FACE}
 TERMINATION_CHOICES = [(termination.value, termination.value) for termination in games.Termination]
-# The terminations where a bot lost by its own fault. LEAD: replace with the `Termination` type's own forfeit set
-# (games.Termination, engineer H3's branch) when it is merged; this is the league's only copy.
-FORFEITS = frozenset({"illegal-turn", "command-broken", "timeout", "crash", "protocol-error", "resource-limit"})
+FORFEITS = games.FORFEITS  # the terminations where a bot lost by its own fault (members compare equal to their text)
 
 BOT_NAME_RULE = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$",
@@ -121,6 +119,9 @@ class BotVersion(models.Model):
     stderr_tail = models.TextField(blank=True)
     created = models.DateTimeField(default=timezone.now)
     validated_at = models.DateTimeField(null=True, blank=True)
+    pruned_at = models.DateTimeField(
+        null=True, blank=True, help_text="Its upload was deleted by its owner; its games and hash stay."
+    )
 
     class Meta:
         ordering = ["bot", "-number"]
@@ -410,6 +411,8 @@ class MatchEntry(models.Model):
     class Meta:
         ordering = ["match", "index"]
         constraints = [models.UniqueConstraint("match", "index", name="match_entry_index_unique")]
+        # A bot page lists its newest matches: an index-only backward scan instead of walking every match.
+        indexes = [models.Index(fields=["version", "match"], name="match_entry_version_match")]
         verbose_name_plural = "match entries"
 
 

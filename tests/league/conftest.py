@@ -107,7 +107,7 @@ def _played_game(index: int, winner: int | None, seat_bots=(0, 1)):
     termination = games.Termination.STUCK
     outcome = games.Outcome(termination, winner=winner, seat=None if winner is None else 1 - winner)
     log = {"seed": f"s{index}", "start_seat": 0, "turns": []}
-    return GameResult(index=index, deal=index, log=log, outcome=outcome, seat_bots=list(seat_bots))
+    return GameResult.from_log(index=index, deal=index, log=log, outcome=outcome, seat_bots=list(seat_bots))
 
 
 @pytest.fixture

@@ -43,6 +43,7 @@ def upload(client, name: str, content: bytes) -> Bot:
     return Bot.objects.get(name=name)
 
 
+@pytest.mark.slow
 def test_uploads_are_validated_and_a_scheduled_tournament_is_played(client, django_user_model, workers, wait_for):
     worker = workers("w1", ARENA_VALIDATION_GAMES="2")
     alice = django_user_model.objects.create_user("alice", password="correct horse battery")
@@ -101,6 +102,7 @@ def test_uploads_are_validated_and_a_scheduled_tournament_is_played(client, djan
     assert sum(r.games for r in shown.values()) == 24
 
 
+@pytest.mark.slow
 def test_a_match_whose_worker_died_is_played_again_by_another(workers, wait_for):
     greedy, rnd = house_version("house:greedy"), house_version("house:random")
     match = Match.objects.create_with_entries(
