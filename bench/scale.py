@@ -1,0 +1,447 @@
+"""Benchmark: the league at scale. Fill PostgreSQL in bulk, serve it with gunicorn, time its pages.
+
+    python bench/scale.py --bots 1000 --games 1000000            # the issue's size (fill <= 10 minutes)
+    python bench/scale.py --bots 1000 --games 1000000 --reuse    # measure again without refilling
+    python bench/scale.py --bots 20 --games 2000 --seconds 2     # a quick look
+
+1. Fill: a fresh database (--database, dropped and created) is migrated by Django, then every table is
+   loaded with COPY from a seeded plan (bench/scale_plan.py): owners, bots, versions (some failed),
+   validation, ladder and tournament matches (one 100-entry double round robin) and their games. Each
+   game carries a genuine log from a pool the house bots play on every core (bench/scale_logs.py), so
+   `Game.verified_log()` passes. Aggregates are copied from the same plan, then one rating refit runs.
+   The parameters are recorded in the database, so --reuse skips a fill that is already there.
+2. Pages: gunicorn (2 workers, DEBUG off) serves the database; each page is timed sequentially (p50, p95,
+   p99), and the Face to Face leaderboard also under 8 concurrent clients.
+3. Rating catch-up: bench/rating_catchup.py's `measure_catchup` stores rated matches as fast as the
+   database allows, with Celery workers refitting, and reports the sustained rate and the rating lag.
+
+Every goal of issue 8 is printed with PASS or MISS; the last line sums up the p95s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # before bench/, whose league.py would shadow the league package
+
+MARKER_TABLE = "scale_bench_fill"
+FILL_ORDER = (
+    "auth.User",
+    "arena.Bot",
+    "arena.BotVersion",
+    "arena.BotUpload",
+    "arena.Tournament",
+    "arena.TournamentEntry",
+    "arena.Match",
+    "arena.MatchEntry",
+    "arena.Game",
+    "arena.GameSeat",
+)
+# Filled by the rating refit the fill runs, not by the plan.
+REFIT_FILLS = {"arena.Rating", "arena.RatingFit"}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bots", type=positive, default=1000, help="user bots (house bots come on top)")
+    parser.add_argument("--games", type=positive, default=1_000_000, help="stored games in all")
+    parser.add_argument("--logs", type=positive, default=20_000, help="genuine Face to Face logs in the pool")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--database", default="arena_scale", help="PostgreSQL database (dropped and created)")
+    parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432", help="server URL, no database")
+    parser.add_argument("--reuse", action="store_true", help="keep a database already filled with these parameters")
+    parser.add_argument("--port", type=positive, default=8765)
+    parser.add_argument("--web-workers", type=positive, default=2)
+    parser.add_argument("--requests", type=positive, default=300, help="timed requests per page at most")
+    parser.add_argument("--seconds", type=float, default=20.0, help="time limit per page measurement")
+    parser.add_argument("--clients", type=positive, default=8, help="concurrent clients on the leaderboard")
+    parser.add_argument("--catchup-seconds", type=float, default=30.0, help="how long to store rated matches")
+    parser.add_argument("--skip-pages", action="store_true")
+    parser.add_argument("--skip-catchup", action="store_true")
+    parser.add_argument("--work-dir", type=Path, default=None, help="data folder (default /tmp/scale-DATABASE)")
+    return parser.parse_args(argv)
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
+
+
+def loadavg() -> str:
+    return Path("/proc/loadavg").read_text().split(" ", 3)[:3].__str__().replace("'", "")
+
+
+def configure(args: argparse.Namespace) -> dict[str, str]:
+    """Point Django at the bench's own database and data folder; returns the environment for gunicorn."""
+    work = args.work_dir or Path(f"/tmp/scale-{args.database}")
+    (work / "var").mkdir(parents=True, exist_ok=True)
+    os.environ.update(
+        DJANGO_SETTINGS_MODULE="league.settings",
+        DATABASE_URL=f"{args.postgres}/{args.database}",
+        ARENA_DATA_DIR=str(work / "var"),
+        LOG_LEVEL="WARNING",
+    )
+    os.environ.pop("CELERY_BROKER_URL", None)
+    return dict(
+        os.environ,
+        DEBUG="false",
+        SECRET_KEY=hashlib.sha256(f"scale-bench-{args.database}".encode()).hexdigest(),
+        ALLOWED_HOSTS="127.0.0.1",
+        SECURE_COOKIES="false",
+    )
+
+
+# --- the database ---------------------------------------------------------------------------------
+def admin_connection(args: argparse.Namespace) -> Any:
+    import psycopg
+
+    return psycopg.connect(f"{args.postgres}/postgres", autocommit=True)
+
+
+def database_exists(args: argparse.Namespace) -> bool:
+    with admin_connection(args) as connection:
+        return (
+            connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [args.database]).fetchone() is not None
+        )
+
+
+def recreate_database(args: argparse.Namespace) -> None:
+    from psycopg import sql
+
+    with admin_connection(args) as connection:
+        name = sql.Identifier(args.database)
+        connection.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(name))
+
+
+def fill_parameters(args: argparse.Namespace) -> dict[str, Any]:
+    """What makes two fills the same: the sizes, the seed and the schema (its applied migrations)."""
+    from django.db import connection
+    from django.db.migrations.recorder import MigrationRecorder
+
+    applied = sorted(f"{app}.{name}" for app, name in MigrationRecorder(connection).applied_migrations())
+    return {
+        "bots": args.bots,
+        "games": args.games,
+        "logs": args.logs,
+        "seed": args.seed,
+        "schema": hashlib.sha256("\n".join(applied).encode()).hexdigest()[:16],
+    }
+
+
+def recorded_fill(parameters: dict[str, Any]) -> dict[str, Any] | None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s)", [MARKER_TABLE])
+        if cursor.fetchone()[0] is None:
+            return None
+        cursor.execute(f"SELECT parameters, figures FROM {MARKER_TABLE}")
+        row = cursor.fetchone()
+    if row is None or json.loads(row[0]) != parameters:
+        return None
+    return json.loads(row[1])
+
+
+def record_fill(parameters: dict[str, Any], figures: dict[str, Any]) -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE TABLE {MARKER_TABLE} (parameters text NOT NULL, figures text NOT NULL)")
+        cursor.execute(
+            f"INSERT INTO {MARKER_TABLE} VALUES (%s, %s)", [json.dumps(parameters), json.dumps(figures, default=str)]
+        )
+
+
+# --- the fill -------------------------------------------------------------------------------------
+def fill(args: argparse.Namespace) -> dict[str, Any]:
+    import scale_copy
+    import scale_logs
+    import scale_plan
+    from django.apps import apps
+    from django.conf import settings
+    from django.core.management.color import no_style
+    from django.db import connection, transaction
+
+    from league.arena.house import house_sha256
+
+    began = time.perf_counter()
+    pool = scale_logs.play_pool(face_to_face=args.logs, coop=max(40, args.logs // 20), crashes=max(5, args.logs // 500))
+    pooled = time.perf_counter()
+    print(f"log pool: {len(pool)} genuine games played in {pooled - began:.1f} s on {os.cpu_count()} cores", flush=True)
+    planner = scale_plan.Planner(args.bots, args.games, args.seed, datetime.now(UTC), settings, house_sha256)
+    plan = planner.plan(scale_logs.LogBins(pool))
+    planned = time.perf_counter()
+    print(f"plan: {plan.summary['arena.Game']} games planned in {planned - pooled:.1f} s", flush=True)
+    check_models(plan, apps)
+    rows = 0
+    with transaction.atomic(), connection.cursor() as cursor:
+        rebuilds = []
+        for label in FILL_ORDER:
+            table = plan.tables.get(label)
+            model = model_or_none(apps, label)
+            if table is None or model is None:
+                continue
+            leftover = scale_copy.unplanned(model, table.columns)
+            if leftover:
+                print(f"  {label}: planned columns not in the schema (skipped): {', '.join(leftover)}")
+            rebuild = scale_copy.detach_indexes(cursor, model._meta.db_table)
+            for statement in rebuild.drops:
+                cursor.execute(statement)
+            rebuilds.append(rebuild)
+            started = time.perf_counter()
+            scale_copy.copy_model(cursor, model, table.columns, table.rows, connection)
+            rows += table.rows
+            print(f"  {label}: {table.rows} rows in {time.perf_counter() - started:.1f} s", flush=True)
+        copied = time.perf_counter()
+        for rebuild in rebuilds:
+            for statement in rebuild.creates:
+                cursor.execute(statement)
+        for statement in connection.ops.sequence_reset_sql(
+            no_style(), [apps.get_model(label) for label in plan_models(plan, apps)]
+        ):
+            cursor.execute(statement)
+        indexed = time.perf_counter()
+        print(
+            f"copy: {rows} rows in {copied - planned:.1f} s; indexes and constraints in {indexed - copied:.1f} s",
+            flush=True,
+        )
+    refit_seconds = refit_all()
+    vacuum()
+    total = time.perf_counter() - began
+    figures = {
+        "fill_seconds": round(total, 1),
+        "rows": rows,
+        "rows_per_second": round(rows / total),
+        "refit_seconds": round(refit_seconds, 2),
+        "busiest_bot": plan.busiest_bot,
+        "tournament": plan.big_tournament,
+        "match": plan.sample_match,
+        "game": plan.sample_game,
+        "load": loadavg(),
+    }
+    return figures
+
+
+def model_or_none(apps: Any, label: str) -> Any:
+    try:
+        return apps.get_model(label)
+    except LookupError:
+        return None
+
+
+def plan_models(plan: Any, apps: Any) -> list[str]:
+    return [label for label in FILL_ORDER if label in plan.tables and model_or_none(apps, label) is not None]
+
+
+def check_models(plan: Any, apps: Any) -> None:
+    """Refuse to fill when the league has a table the plan knows nothing about (an aggregate, say)."""
+    known = set(FILL_ORDER) | REFIT_FILLS
+    unknown = [m._meta.label for m in apps.get_app_config("arena").get_models() if m._meta.label not in known]
+    if unknown:
+        raise SystemExit(
+            f"bench/scale.py does not know how to fill {', '.join(unknown)}: plan it in bench/scale_plan.py "
+            "(or its rows would be missing and the pages and ratings would not match the games)"
+        )
+
+
+def refit_all() -> float:
+    """One rating refit of every competitive game, as a worker runs it after a stored match."""
+    from league.arena import ladder
+    from league.arena.models import COMPETITIVE_GAMES
+
+    started = time.perf_counter()
+    for game in sorted(COMPETITIVE_GAMES):
+        ladder.refit(game)
+    seconds = time.perf_counter() - started
+    print(f"rating refit: {seconds:.2f} s", flush=True)
+    return seconds
+
+
+def vacuum() -> None:
+    """What autovacuum would have done to a long-lived database: statistics and visibility maps."""
+    from django.db import connection
+
+    started = time.perf_counter()
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+    print(f"vacuum analyze: {time.perf_counter() - started:.1f} s", flush=True)
+
+
+# --- the pages ------------------------------------------------------------------------------------
+def pages(figures: dict[str, Any]) -> list[tuple[str, str]]:
+    game = figures["game"]
+    tournament = figures["tournament"]
+    return [
+        ("home", "/"),
+        ("ladder face-to-face", "/ladder/face-to-face/"),
+        ("ladder the-game", "/ladder/the-game/"),
+        ("ladder extreme", "/ladder/extreme/"),
+        ("bot (busiest)", f"/bots/{figures['busiest_bot']}/"),
+        ("tournament (100)", f"/tournaments/{tournament}/"),
+        ("tournament live", f"/tournaments/{tournament}/live/"),
+        ("match", f"/matches/{figures['match']}/"),
+        ("game replay", f"/games/{game}/"),
+        ("game log", f"/games/{game}/log.json"),
+    ]
+
+
+# page name -> p95 goal in ms (issue 8)
+GOALS_MS = {
+    "home": 100,
+    "ladder face-to-face": 100,
+    "ladder the-game": 100,
+    "ladder extreme": 100,
+    "bot (busiest)": 100,
+    "tournament (100)": 150,
+    "tournament live": 150,
+    "match": 50,
+    "game replay": 50,
+    "game log": 50,
+}
+CONCURRENT_RATE_GOAL = 100.0
+CONCURRENT_P95_GOAL_MS = 100.0
+RATING_LAG_GOAL_S = 2.0
+RATED_RATE_GOAL = 20.0
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+def measure_pages(args: argparse.Namespace, env: dict[str, str], figures: dict[str, Any]) -> dict[str, Any]:
+    import scale_http
+
+    work = Path(env["ARENA_DATA_DIR"]).parent
+    results: dict[str, Any] = {}
+    with scale_http.gunicorn(ROOT, env, args.port, args.web_workers, work / "gunicorn.log"):
+        print(f"\npages (gunicorn, {args.web_workers} workers; load {loadavg()}):")
+        for name, path in pages(figures):
+            timing = scale_http.measure(args.port, path, args.requests, args.seconds)
+            results[name] = timing
+            note = "" if timing.count else ("  (no such page yet: skipped)" if timing.status == 404 else "")
+            print(timing.line(name) + note, flush=True)
+        path = "/ladder/face-to-face/"
+        crowd = scale_http.measure(args.port, path, args.requests * args.clients, args.seconds, clients=args.clients)
+        results["concurrent"] = crowd
+        print(crowd.line(f"ladder x{args.clients} clients"), f"(load {loadavg()})", flush=True)
+    return results
+
+
+def page_goals(results: dict[str, Any], clients: int) -> list[tuple[str, bool | None, str]]:
+    goals = []
+    for name, limit in GOALS_MS.items():
+        timing = results.get(name)
+        if timing is None or not timing.count:
+            goals.append((f"{name} p95 <= {limit} ms", None, f"HTTP {timing.status if timing else '-'}"))
+            continue
+        ok = timing.p95 <= limit and timing.errors == 0
+        goals.append((f"{name} p95 <= {limit} ms", ok, f"{timing.p95:.1f} ms"))
+    crowd = results.get("concurrent")
+    if crowd is not None and crowd.count:
+        goals.append(
+            (
+                f"ladder with {clients} clients >= {CONCURRENT_RATE_GOAL:.0f} req/s",
+                crowd.rate >= CONCURRENT_RATE_GOAL and crowd.errors == 0,
+                f"{crowd.rate:.1f} req/s, p95 {crowd.p95:.1f} ms",
+            )
+        )
+    return goals
+
+
+# --- rating catch-up ------------------------------------------------------------------------------
+def catchup(args: argparse.Namespace) -> tuple[list[tuple[str, bool | None, str]], str]:
+    """Rated matches stored as fast as the database allows, with Celery workers refitting (H1's measure)."""
+    path = ROOT / "bench" / "rating_catchup.py"
+    spec = importlib.util.spec_from_file_location("rating_catchup", path) if path.exists() else None
+    if spec is None or spec.loader is None:
+        note = "bench/rating_catchup.py is not there yet: catch-up not measured"
+        return [("ratings visible <= 2 s", None, note), ("rated matches >= 20/s", None, note)], note
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if not hasattr(module, "measure_catchup"):
+        note = "bench/rating_catchup.py has no measure_catchup yet: catch-up not measured"
+        return [("ratings visible <= 2 s", None, note), ("rated matches >= 20/s", None, note)], note
+    result = module.measure_catchup(seconds=args.catchup_seconds)
+    rate, lag = result.rate, result.lag
+    line = (
+        f"rating catch-up: {rate:.1f} rated matches/s sustained, ratings visible {lag:.2f} s after (load {loadavg()})"
+    )
+    return [
+        (f"ratings visible <= {RATING_LAG_GOAL_S:g} s", lag <= RATING_LAG_GOAL_S, f"{lag:.2f} s"),
+        (f"rated matches >= {RATED_RATE_GOAL:g}/s", rate >= RATED_RATE_GOAL, f"{rate:.1f}/s"),
+    ], line
+
+
+# --- main -----------------------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    env = configure(args)
+    reuse = args.reuse and database_exists(args)
+    if not reuse:
+        recreate_database(args)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+    parameters = fill_parameters(args)
+    figures = recorded_fill(parameters) if reuse else None
+    if figures is not None:
+        print(f"reusing {args.database}: filled earlier with {parameters} in {figures['fill_seconds']} s")
+    else:
+        if reuse:
+            print(f"{args.database} holds another fill (or none): refilling")
+            from django.db import connection
+
+            connection.close()
+            recreate_database(args)
+            call_command("migrate", interactive=False, verbosity=0)
+        print(f"filling {args.database}: {args.bots} bots, {args.games} games (load {loadavg()})", flush=True)
+        figures = fill(args)
+        record_fill(parameters, figures)
+    print(
+        f"fill: {figures['fill_seconds']} s, {figures['rows']} rows, {figures['rows_per_second']} rows/s, "
+        f"refit {figures['refit_seconds']} s (load {figures['load']})",
+        flush=True,
+    )
+    goals = [(f"fill {args.games} games <= 600 s", figures["fill_seconds"] <= 600, f"{figures['fill_seconds']} s")]
+    results: dict[str, Any] = {}
+    if not args.skip_pages:
+        from django.db import connection
+
+        connection.close()  # gunicorn's workers get the database to themselves
+        results = measure_pages(args, env, figures)
+        goals += page_goals(results, args.clients)
+    if not args.skip_catchup:
+        catchup_goals, line = catchup(args)
+        print(line)
+        goals += catchup_goals
+    print("\ngoals:")
+    for name, ok, value in goals:
+        print(f"  {'SKIP' if ok is None else verdict(ok)}  {name:<40} {value}")
+    summary = ", ".join(
+        f"{name} {timing.p95:.0f}" for name, timing in results.items() if name != "concurrent" and timing.count
+    )
+    crowd = results.get("concurrent")
+    if crowd is not None and crowd.count:
+        summary += f"; ladder x{args.clients}: {crowd.rate:.0f} req/s p95 {crowd.p95:.0f}"
+    print(f"p95 ms: {summary or 'pages not measured'} (load {loadavg()})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
