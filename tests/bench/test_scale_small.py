@@ -1,0 +1,107 @@
+"""bench/scale.py end to end at a tiny size on PostgreSQL, so the scale bench cannot rot unnoticed.
+
+The run fills its own database, serves it with gunicorn and times every page; then the stored league is
+checked from outside the bench: every game's log replays to its row, the ratings are what a refit from
+scratch finds, and a second run with --reuse keeps the fill.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER = os.environ.get("DATABASE_URL", "")
+SERVER = (
+    f"{urlsplit(SERVER).scheme}://{urlsplit(SERVER).netloc}"
+    if SERVER.startswith("postgres")
+    else "postgres://postgres@127.0.0.1:5432"
+)
+DATABASE = f"arena_scale_test_{os.getpid()}"
+
+CHECK = """
+import django
+django.setup()
+from league.arena import ladder
+from league.arena.models import COMPETITIVE_GAMES, Game, GameSeat, Rating
+
+games = Game.objects.count()
+for game in Game.objects.iterator(chunk_size=500):
+    game.verified_log()
+before = {r.version_id: (round(r.elo, 6), r.games, r.wins, r.losses) for r in Rating.objects.all()}
+Rating.objects.all().delete()
+for game in sorted(COMPETITIVE_GAMES):
+    ladder.refit(game)
+after = {r.version_id: (round(r.elo, 6), r.games, r.wins, r.losses) for r in Rating.objects.all()}
+assert before == after, "the stored ratings differ from a refit from scratch"
+print(f"checked {games} games, {GameSeat.objects.count()} seats, {len(after)} ratings")
+"""
+
+
+def postgres_reachable() -> bool:
+    address = urlsplit(SERVER)
+    try:
+        socket.create_connection((address.hostname or "127.0.0.1", address.port or 5432), timeout=2).close()
+    except OSError:
+        return False
+    return True
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def run_bench(*extra: str) -> str:
+    command = [
+        sys.executable, "bench/scale.py", "--bots", "20", "--games", "2000", "--logs", "600",
+        "--database", DATABASE, "--postgres", SERVER, "--port", str(free_port()),
+        "--seconds", "1", "--requests", "10", "--clients", "2", "--skip-catchup", *extra,
+    ]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+@pytest.fixture
+def scale_database():
+    yield DATABASE
+    import psycopg
+
+    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not postgres_reachable(), reason="needs PostgreSQL")
+def test_fills_serves_and_measures_a_small_league(scale_database, tmp_path):
+    output = run_bench("--work-dir", str(tmp_path))
+    lines = output.strip().splitlines()
+    assert any(line.startswith("fill: ") and "rows/s" in line for line in lines), output
+    for page in ("home", "ladder face-to-face", "ladder the-game", "ladder extreme", "bot (busiest)", "match"):
+        assert any(line.startswith(page) and " p95 " in line for line in lines), f"{page} not timed:\n{output}"
+    assert any(line.startswith("game log") and " p95 " in line for line in lines), output
+    assert any("PASS" in line or "MISS" in line for line in lines)
+    assert lines[-1].startswith("p95 ms: home "), lines[-1]
+
+    env = dict(
+        os.environ,
+        DJANGO_SETTINGS_MODULE="league.settings",
+        DATABASE_URL=f"{SERVER}/{scale_database}",
+        ARENA_DATA_DIR=str(tmp_path / "check"),
+    )
+    checked = subprocess.run(
+        [sys.executable, "-c", CHECK], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "checked 2000 games, 4000 seats" in checked.stdout
+
+    again = run_bench("--work-dir", str(tmp_path), "--reuse", "--skip-pages")
+    assert f"reusing {scale_database}" in again
