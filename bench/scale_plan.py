@@ -365,12 +365,14 @@ class Planner:
     def plan(self, bins: LogBins) -> Plan:
         self.people_and_bots()
         self.matches()
+        self.logs = bins.logs
         self.games_and_seats(bins)
         self.bot_table()
         self.match_tables()
         self.version_table()
         self.tournament_tables()
         self.game_tables(bins)
+        self.pair_results()
         sample_match = next(
             (m["id"] for m in reversed(self.match_rows) if m["kind"] == "ladder"), self.match_rows[-1]["id"]
         )
@@ -446,22 +448,22 @@ class Planner:
         )
 
     def entry_results(self) -> dict[str, list]:
-        """Each entry's games, wins, losses, draws and points in its match (Face to Face; zero in co-op)."""
+        """Each entry's games, wins, losses, draws and points in its match, as results.save_games counts them."""
         games = np.zeros((len(self.match_rows), 2), dtype=np.int64)
         wins = np.zeros_like(games)
         losses = np.zeros_like(games)
         draws = np.zeros_like(games)
         points = np.zeros((len(self.match_rows), 2))
-        kinds = {row["id"]: row for row in self.match_rows}
+        rows = {row["id"]: row for row in self.match_rows}
         for game, (match_id, index) in enumerate(zip(self.game_match, self.game_index, strict=True)):
-            row = kinds[match_id]
-            if row["game"] != FACE_TO_FACE:
-                continue
+            row = rows[match_id]
             order = self.seat_order(row["game"], row["duplicate"], index)
             for seat in range(2):
                 entry = order[seat]
-                result = self.seat_points[2 * game + seat]
                 games[match_id - 1, entry] += 1
+                result = self.seat_points[2 * game + seat]
+                if result is None:
+                    continue
                 points[match_id - 1, entry] += result
                 wins[match_id - 1, entry] += result == 1.0
                 losses[match_id - 1, entry] += result == 0.0
@@ -473,6 +475,37 @@ class Planner:
             "draws": draws.ravel().tolist(),
             "points": points.ravel().tolist(),
         }
+
+    def pair_results(self) -> None:
+        """Rated Face to Face games per pair of versions (lower id first), as results.add_to_pairs counts them."""
+        rows = {row["id"]: row for row in self.match_rows}
+        counts: dict[tuple[int, int], list] = {}
+        for game, match_id in enumerate(self.game_match):
+            row = rows[match_id]
+            if not row["rated"] or row["game"] != FACE_TO_FACE:
+                continue
+            seat0, seat1 = self.seat_versions[2 * game], self.seat_versions[2 * game + 1]
+            winner = self.logs[self.log_ids[game]].winner_seat
+            swapped = seat0 > seat1
+            cell = counts.setdefault((min(seat0, seat1), max(seat0, seat1)), [0, 0, 0, None])
+            cell[2 if winner is None else winner ^ swapped] += 1
+            played = self.match_finished[match_id - 1]
+            if cell[3] is None or played > cell[3]:
+                cell[3] = played
+        keys = sorted(counts)
+        self.tables["arena.PairResult"] = Table(
+            len(keys),
+            {
+                "id": list(range(1, len(keys) + 1)),
+                "game": FACE_TO_FACE,
+                "first_id": [first for first, _ in keys],
+                "second_id": [second for _, second in keys],
+                "first_wins": [counts[key][0] for key in keys],
+                "second_wins": [counts[key][1] for key in keys],
+                "draws": [counts[key][2] for key in keys],
+                "last_played": [counts[key][3] for key in keys],
+            },
+        )
 
     def version_table(self) -> None:
         rows = self.version_rows
@@ -493,17 +526,14 @@ class Planner:
                 tails.append("")
         columns = {
             key: [version[key] for version in rows]
-            for key in ("id", "bot_id", "number", "sha256", "kind", "filename", "size", "content", "status", "created")
+            for key in ("id", "bot_id", "number", "sha256", "kind", "filename", "size", "status", "created")
         }
         columns.update(failure_reason=reasons, stderr_tail=tails, validated_at=stamps)
         self.tables["arena.BotVersion"] = Table(len(rows), columns)
+        uploaded = [version for version in rows if version["kind"] != "house"]  # house bots ship with the runner
         self.tables["arena.BotUpload"] = Table(
-            len(rows),
-            {
-                "id": [v["id"] for v in rows],
-                "version_id": [v["id"] for v in rows],
-                "content": [v["content"] for v in rows],
-            },
+            len(uploaded),
+            {"version_id": [v["id"] for v in uploaded], "content": [v["content"] for v in uploaded]},
         )
 
     def tournament_tables(self) -> None:

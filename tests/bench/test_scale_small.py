@@ -28,19 +28,30 @@ DATABASE = f"arena_scale_test_{os.getpid()}"
 CHECK = """
 import django
 django.setup()
-from league.arena import ladder
-from league.arena.models import COMPETITIVE_GAMES, Game, GameSeat, Rating
+from league.arena import refits, results
+from league.arena.models import COMPETITIVE_GAMES, Bot, Game, GameSeat, MatchEntry, PairResult, Rating
 
 games = Game.objects.count()
 for game in Game.objects.iterator(chunk_size=500):
     game.verified_log()
-before = {r.version_id: (round(r.elo, 6), r.games, r.wins, r.losses) for r in Rating.objects.all()}
+for bot in Bot.objects.all():
+    assert bot.active_version_id == getattr(bot.newest_active_version(), "pk", None), bot
+
+def aggregates():
+    entries = set(MatchEntry.objects.values_list("pk", "games", "wins", "losses", "draws", "points"))
+    pairs = set(PairResult.objects.values_list("game", "first", "second", "first_wins", "second_wins", "draws"))
+    ratings = {r.version_id: (round(r.elo, 6), r.games, r.wins, r.losses) for r in Rating.objects.all()}
+    return entries, pairs, ratings
+
+copied = aggregates()
+results.rebuild()
 Rating.objects.all().delete()
 for game in sorted(COMPETITIVE_GAMES):
-    ladder.refit(game)
-after = {r.version_id: (round(r.elo, 6), r.games, r.wins, r.losses) for r in Rating.objects.all()}
-assert before == after, "the stored ratings differ from a refit from scratch"
-print(f"checked {games} games, {GameSeat.objects.count()} seats, {len(after)} ratings")
+    refits.refit(game)
+rebuilt = aggregates()
+for name, mine, theirs in zip(("entry results", "pair results", "ratings"), copied, rebuilt):
+    assert mine == theirs, f"the bench's {name} differ from what rebuild_results computes from the games"
+print(f"checked {games} games, {GameSeat.objects.count()} seats, {len(rebuilt[1])} pairs, {len(rebuilt[2])} ratings")
 """
 
 
