@@ -216,7 +216,8 @@ def fill(args: argparse.Namespace) -> dict[str, Any]:
             cursor.execute(statement)
         indexed = time.perf_counter()
         print(
-            f"copy: {rows} rows in {copied - planned:.1f} s; indexes and constraints in {indexed - copied:.1f} s",
+            f"copy: {rows} rows in {copied - planned:.1f} s ({rows / (copied - planned):.0f} rows/s); "
+            f"indexes and constraints in {indexed - copied:.1f} s",
             flush=True,
         )
     refit_seconds = refit_all()

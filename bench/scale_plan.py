@@ -281,9 +281,11 @@ class Planner:
         members = self.ladder_members()
         if budget <= 0 or len(members) < 2:
             return
-        activity = 1.0 / np.arange(1, len(members) + 1) ** 0.6
-        order = self.rng.permutation(len(members))
-        weights = activity[order] / activity.sum()
+        # The scheduler pairs the member with the fewest games first, so a bot's share of the ladder follows its
+        # time on it (an old bot has played the most), give or take the matches it sat out while busy.
+        joined = np.array([(bot["created"] - self.start) / (self.now - self.start) for bot in members])
+        activity = (1.0 - joined) * self.rng.lognormal(0.0, 0.3, size=len(members))
+        weights = activity / activity.sum()
         count = -(-budget // per_match)
         first = self.rng.choice(len(members), size=count, p=weights)
         second = self.rng.choice(len(members), size=count, p=weights)
