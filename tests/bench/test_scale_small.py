@@ -24,6 +24,8 @@ SERVER = (
     else "postgres://postgres@127.0.0.1:5432"
 )
 DATABASE = f"arena_scale_test_{os.getpid()}"
+BROKER = os.environ.get("CELERY_BROKER_URL", "")
+BROKER = BROKER if BROKER.startswith("redis://") else "redis://127.0.0.1:6379/15"
 
 CHECK = """
 import django
@@ -55,10 +57,10 @@ print(f"checked {games} games, {GameSeat.objects.count()} seats, {len(rebuilt[1]
 """
 
 
-def postgres_reachable() -> bool:
-    address = urlsplit(SERVER)
+def reachable(url: str, port: int) -> bool:
+    address = urlsplit(url)
     try:
-        socket.create_connection((address.hostname or "127.0.0.1", address.port or 5432), timeout=2).close()
+        socket.create_connection((address.hostname or "127.0.0.1", address.port or port), timeout=2).close()
     except OSError:
         return False
     return True
@@ -74,7 +76,8 @@ def run_bench(*extra: str) -> str:
     command = [
         sys.executable, "bench/scale.py", "--bots", "20", "--games", "2000", "--logs", "600",
         "--database", DATABASE, "--postgres", SERVER, "--port", str(free_port()),
-        "--seconds", "1", "--requests", "10", "--clients", "2", "--skip-catchup", *extra,
+        "--seconds", "1", "--requests", "10", "--clients", "2", "--catchup-matches", "30", "--storers", "2",
+        "--broker", BROKER, *extra,
     ]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -91,7 +94,8 @@ def scale_database():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not postgres_reachable(), reason="needs PostgreSQL")
+@pytest.mark.skipif(not reachable(SERVER, 5432), reason="needs PostgreSQL")
+@pytest.mark.skipif(not reachable(BROKER, 6379), reason="needs Redis (the catch-up's Celery broker)")
 def test_fills_serves_and_measures_a_small_league(scale_database, tmp_path):
     output = run_bench("--work-dir", str(tmp_path))
     lines = output.strip().splitlines()
@@ -99,6 +103,7 @@ def test_fills_serves_and_measures_a_small_league(scale_database, tmp_path):
     for page in ("home", "ladder face-to-face", "ladder the-game", "ladder extreme", "bot (busiest)", "match"):
         assert any(line.startswith(page) and " p95 " in line for line in lines), f"{page} not timed:\n{output}"
     assert any(line.startswith("game log") and " p95 " in line for line in lines), output
+    assert any(line.startswith("rating catch-up: 30 rated matches") for line in lines), output
     assert any("PASS" in line or "MISS" in line for line in lines)
     assert lines[-1].startswith("p95 ms: home "), lines[-1]
 
@@ -112,7 +117,8 @@ def test_fills_serves_and_measures_a_small_league(scale_database, tmp_path):
         [sys.executable, "-c", CHECK], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "checked 2000 games, 4000 seats" in checked.stdout
+    assert "checked 2300 games, 4600 seats" in checked.stdout  # the catch-up's 30 matches of 10 games included
 
-    again = run_bench("--work-dir", str(tmp_path), "--reuse", "--skip-pages")
+    again = run_bench("--work-dir", str(tmp_path), "--reuse", "--skip-pages", "--skip-catchup")
     assert f"reusing {scale_database}" in again
+    assert "it also holds the 30 rated matches earlier catch-ups stored" in again
