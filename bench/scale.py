@@ -72,6 +72,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--refit-workers", type=positive, default=1, help="Celery pool processes refitting")
     parser.add_argument("--broker", default="redis://127.0.0.1:6379/15", help="Celery broker of the catch-up")
     parser.add_argument("--skip-pages", action="store_true")
+    parser.add_argument("--explain", action="store_true", help="show the queries and plan of every page that misses")
     parser.add_argument("--skip-catchup", action="store_true")
     parser.add_argument("--work-dir", type=Path, default=None, help="data folder (default /tmp/scale-DATABASE)")
     return parser.parse_args(argv)
@@ -369,6 +370,16 @@ def page_goals(results: dict[str, Any], clients: int) -> list[tuple[str, bool | 
     return goals
 
 
+def explain_misses(results: dict[str, Any], figures: dict[str, Any]) -> None:
+    import scale_explain
+
+    for name, path in pages(figures):
+        timing = results.get(name)
+        if timing is not None and timing.count and timing.p95 > GOALS_MS[name]:
+            print(f"\nwhy {name} misses ({timing.p95:.1f} ms p95):")
+            print(scale_explain.explain_page(path), flush=True)
+
+
 # --- rating catch-up ------------------------------------------------------------------------------
 def catchup(args: argparse.Namespace) -> tuple[list[tuple[str, bool | None, str]], str]:
     """Rated matches stored as fast as the database allows, a real Celery worker refitting (H1's measure).
@@ -438,6 +449,8 @@ def main(argv: list[str] | None = None) -> int:
         connection.close()  # gunicorn's workers get the database to themselves
         results = measure_pages(args, env, figures)
         goals += page_goals(results, args.clients)
+        if args.explain:
+            explain_misses(results, figures)
     if not args.skip_catchup:
         catchup_goals, line = catchup(args)
         print(line, flush=True)
