@@ -335,18 +335,28 @@ def measure_pages(args: argparse.Namespace, env: dict[str, str], figures: dict[s
 
     work = Path(env["ARENA_DATA_DIR"]).parent
     results: dict[str, Any] = {}
-    with scale_http.gunicorn(ROOT, env, args.port, args.web_workers, work / "gunicorn.log"):
+    with scale_http.gunicorn(ROOT, env, args.port, args.web_workers, work / "gunicorn.log") as server:
+        meter = scale_http.CpuMeter(server, lambda: database_backends(args))
         print(f"\npages (gunicorn, {args.web_workers} workers; load {loadavg()}):")
         for name, path in pages(figures):
-            timing = scale_http.measure(args.port, path, args.requests, args.seconds)
+            timing = scale_http.measure(args.port, path, args.requests, args.seconds, meter=meter)
             results[name] = timing
             note = "" if timing.count else ("  (no such page yet: skipped)" if timing.status == 404 else "")
             print(timing.line(name) + note, flush=True)
         path = "/ladder/face-to-face/"
-        crowd = scale_http.measure(args.port, path, args.requests * args.clients, args.seconds, clients=args.clients)
+        crowd = scale_http.measure(
+            args.port, path, args.requests * args.clients, args.seconds, clients=args.clients, meter=meter
+        )
         results["concurrent"] = crowd
         print(crowd.line(f"ladder x{args.clients} clients"), f"(load {loadavg()})", flush=True)
     return results
+
+
+def database_backends(args: argparse.Namespace) -> list[int]:
+    """The PostgreSQL server processes serving the bench's database (the web workers' connections)."""
+    with admin_connection(args) as connection:
+        rows = connection.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", [args.database]).fetchall()
+    return [pid for (pid,) in rows]
 
 
 def page_goals(results: dict[str, Any], clients: int) -> list[tuple[str, bool | None, str]]:
