@@ -10,8 +10,10 @@
    game carries a genuine log from a pool the house bots play on every core (bench/scale_logs.py), so
    `Game.verified_log()` passes. Aggregates are copied from the same plan, then one rating refit runs.
    The parameters are recorded in the database, so --reuse skips a fill that is already there.
-2. Pages: gunicorn (2 workers, DEBUG off) serves the database; each page is timed sequentially (p50, p95,
-   p99), and the Face to Face leaderboard also under 8 concurrent clients.
+2. Pages: gunicorn (2 workers, DEBUG off, the default page cache) serves the database; each page is timed
+   sequentially (p50, p95, p99 and the server's CPU per request), and the Face to Face leaderboard also
+   under 8 concurrent clients. --uncached first times them all with the page cache off, as every request
+   right after a refit or a stored match would be; --explain shows why a page misses its goal.
 3. Rating catch-up: bench/rating_catchup.py's `measure_catchup` stores rated matches as fast as the
    database allows (--storers processes), a real Celery worker refitting (Redis broker, --broker), and
    reports the sustained rate and how long after each match the refit covering it was stored. Those
@@ -73,6 +75,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--broker", default="redis://127.0.0.1:6379/15", help="Celery broker of the catch-up")
     parser.add_argument("--skip-pages", action="store_true")
     parser.add_argument("--explain", action="store_true", help="show the queries and plan of every page that misses")
+    parser.add_argument(
+        "--uncached", action="store_true", help="also time the pages with the page cache off (what a refit costs)"
+    )
     parser.add_argument("--skip-catchup", action="store_true")
     parser.add_argument("--work-dir", type=Path, default=None, help="data folder (default /tmp/scale-DATABASE)")
     return parser.parse_args(argv)
@@ -330,14 +335,14 @@ def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
 
-def measure_pages(args: argparse.Namespace, env: dict[str, str], figures: dict[str, Any]) -> dict[str, Any]:
+def measure_pages(args: argparse.Namespace, env: dict[str, str], figures: dict[str, Any], title: str) -> dict[str, Any]:
     import scale_http
 
     work = Path(env["ARENA_DATA_DIR"]).parent
     results: dict[str, Any] = {}
     with scale_http.gunicorn(ROOT, env, args.port, args.web_workers, work / "gunicorn.log") as server:
         meter = scale_http.CpuMeter(server, lambda: database_backends(args))
-        print(f"\npages (gunicorn, {args.web_workers} workers; load {loadavg()}):")
+        print(f"\npages, {title} (gunicorn, {args.web_workers} workers; load {loadavg()}):")
         for name, path in pages(figures):
             timing = scale_http.measure(args.port, path, args.requests, args.seconds, meter=meter)
             results[name] = timing
@@ -457,7 +462,9 @@ def main(argv: list[str] | None = None) -> int:
         from django.db import connection
 
         connection.close()  # gunicorn's workers get the database to themselves
-        results = measure_pages(args, env, figures)
+        if args.uncached:
+            measure_pages(args, dict(env, CACHE_URL="dummy://"), figures, "page cache off (every request misses)")
+        results = measure_pages(args, env, figures, "as deployed (default page cache)")
         goals += page_goals(results, args.clients)
         if args.explain:
             explain_misses(results, figures)
