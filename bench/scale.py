@@ -405,9 +405,13 @@ def catchup(args: argparse.Namespace) -> tuple[list[tuple[str, bool | None, str]
 
     from league.arena.models import FACE_TO_FACE
 
-    figures = rating_catchup.measure_catchup(
-        FACE_TO_FACE, args.catchup_matches, args.storers, refit_workers=args.refit_workers
-    )
+    try:
+        figures = rating_catchup.measure_catchup(
+            FACE_TO_FACE, args.catchup_matches, args.storers, refit_workers=args.refit_workers
+        )
+    except Exception as error:  # a broken catch-up must not cost the page figures already measured
+        note = f"the catch-up failed: {error!r}"
+        return [("ratings visible <= 2 s", False, note), ("rated matches >= 20/s", False, note)], note
     rate, lag = figures["matches_per_second"], figures["lag_max"]
     line = (
         f"rating catch-up: {figures['matches']} rated matches from {args.storers} storers at {rate:.1f} matches/s "
