@@ -417,8 +417,14 @@ def catchup(args: argparse.Namespace) -> tuple[list[tuple[str, bool | None, str]
         f"rating catch-up: {figures['matches']} rated matches from {args.storers} storers at {rate:.1f} matches/s "
         f"({figures['games_per_second']:.0f} games/s); ratings stored {figures['lag_p50']:.2f} s (p50), "
         f"{figures['lag_p95']:.2f} s (p95), {lag:.2f} s (max) after a match; caught up "
-        f"{figures['catch_up']:.2f} s after the last (load {loadavg()})"
+        f"{figures['catch_up']:.2f} s after the last; {figures['fits_seen']} fits seen"
     )
+    if "store_cpu_ms_per_match" in figures:
+        line += (
+            f"; CPU {figures['store_cpu_ms_per_match']:.1f} ms per stored match, "
+            f"{figures['refit_cpu_ms_per_fit']:.0f} ms per fit"
+        )
+    line += f" (load {loadavg()})"
     return [
         (f"ratings visible <= {RATING_LAG_GOAL_S:g} s (max lag)", lag <= RATING_LAG_GOAL_S, f"{lag:.2f} s"),
         (f"rated matches >= {RATED_RATE_GOAL:g}/s", rate >= RATED_RATE_GOAL, f"{rate:.1f}/s"),
