@@ -91,7 +91,7 @@ def positive(text: str) -> int:
 
 
 def loadavg() -> str:
-    return Path("/proc/loadavg").read_text().split(" ", 3)[:3].__str__().replace("'", "")
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def configure(args: argparse.Namespace) -> dict[str, str]:
@@ -180,13 +180,10 @@ def record_fill(parameters: dict[str, Any], figures: dict[str, Any]) -> None:
 
 # --- the fill -------------------------------------------------------------------------------------
 def fill(args: argparse.Namespace) -> dict[str, Any]:
-    import scale_copy
     import scale_logs
     import scale_plan
     from django.apps import apps
     from django.conf import settings
-    from django.core.management.color import no_style
-    from django.db import connection, transaction
 
     from league.arena.house import house_sha256
 
@@ -199,39 +196,7 @@ def fill(args: argparse.Namespace) -> dict[str, Any]:
     planned = time.perf_counter()
     print(f"plan: {plan.summary['arena.Game']} games planned in {planned - pooled:.1f} s", flush=True)
     check_models(plan, apps)
-    rows = 0
-    with transaction.atomic(), connection.cursor() as cursor:
-        rebuilds = []
-        for label in FILL_ORDER:
-            table = plan.tables.get(label)
-            model = model_or_none(apps, label)
-            if table is None or model is None:
-                continue
-            leftover = scale_copy.unplanned(model, table.columns)
-            if leftover:
-                print(f"  {label}: planned columns not in the schema (skipped): {', '.join(leftover)}")
-            rebuild = scale_copy.detach_indexes(cursor, model._meta.db_table)
-            for statement in rebuild.drops:
-                cursor.execute(statement)
-            rebuilds.append(rebuild)
-            started = time.perf_counter()
-            scale_copy.copy_model(cursor, model, table.columns, table.rows, connection)
-            rows += table.rows
-            print(f"  {label}: {table.rows} rows in {time.perf_counter() - started:.1f} s", flush=True)
-        copied = time.perf_counter()
-        for rebuild in rebuilds:
-            for statement in rebuild.creates:
-                cursor.execute(statement)
-        for statement in connection.ops.sequence_reset_sql(
-            no_style(), [apps.get_model(label) for label in plan_models(plan, apps)]
-        ):
-            cursor.execute(statement)
-        indexed = time.perf_counter()
-        print(
-            f"copy: {rows} rows in {copied - planned:.1f} s ({rows / (copied - planned):.0f} rows/s); "
-            f"indexes and constraints in {indexed - copied:.1f} s",
-            flush=True,
-        )
+    rows = copy_plan(plan)
     refit_seconds = refit_all()
     vacuum()
     total = time.perf_counter() - began
@@ -247,6 +212,45 @@ def fill(args: argparse.Namespace) -> dict[str, Any]:
         "load": loadavg(),
     }
     return figures
+
+
+def copy_plan(plan: Any) -> int:
+    """COPY every planned table in one transaction, indexes and constraints built once at the end; rows copied."""
+    import scale_copy
+    from django.apps import apps
+    from django.core.management.color import no_style
+    from django.db import connection, transaction
+
+    rows = 0
+    began = time.perf_counter()
+    with transaction.atomic(), connection.cursor() as cursor:
+        rebuilds = []
+        for label in plan_models(plan, apps):
+            table, model = plan.tables[label], apps.get_model(label)
+            leftover = scale_copy.unplanned(model, table.columns)
+            if leftover:
+                print(f"  {label}: planned columns not in the schema (skipped): {', '.join(leftover)}")
+            rebuild = scale_copy.detach_indexes(cursor, model._meta.db_table)
+            for statement in rebuild.drops:
+                cursor.execute(statement)
+            rebuilds.append(rebuild)
+            started = time.perf_counter()
+            scale_copy.copy_model(cursor, model, table.columns, table.rows, connection)
+            rows += table.rows
+            print(f"  {label}: {table.rows} rows in {time.perf_counter() - started:.1f} s", flush=True)
+        copied = time.perf_counter()
+        for statement in [create for rebuild in rebuilds for create in rebuild.creates]:
+            cursor.execute(statement)
+        models = [apps.get_model(label) for label in plan_models(plan, apps)]
+        for statement in connection.ops.sequence_reset_sql(no_style(), models):
+            cursor.execute(statement)
+        indexed = time.perf_counter()
+    print(
+        f"copy: {rows} rows in {copied - began:.1f} s ({rows / (copied - began):.0f} rows/s); "
+        f"indexes and constraints in {indexed - copied:.1f} s",
+        flush=True,
+    )
+    return rows
 
 
 def model_or_none(apps: Any, label: str) -> Any:
