@@ -76,8 +76,8 @@ def run_bench(*extra: str) -> str:
     command = [
         sys.executable, "bench/scale.py", "--bots", "20", "--games", "2000", "--logs", "600",
         "--database", DATABASE, "--postgres", SERVER, "--port", str(free_port()),
-        "--seconds", "1", "--requests", "10", "--clients", "2", "--catchup-matches", "30", "--storers", "2",
-        "--broker", BROKER, *extra,
+        "--seconds", "1", "--requests", "10", "--rounds", "1", "--clients", "2",
+        "--catchup-matches", "30", "--storers", "2", "--broker", BROKER, *extra,
     ]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
