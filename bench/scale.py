@@ -1,0 +1,520 @@
+"""Benchmark: the league at scale. Fill PostgreSQL in bulk, serve it with gunicorn, time its pages.
+
+    python bench/scale.py --bots 1000 --games 1000000            # the issue's size (fill <= 10 minutes)
+    python bench/scale.py --bots 1000 --games 1000000 --reuse    # measure again without refilling
+    python bench/scale.py --bots 20 --games 2000 --seconds 2     # a quick look
+
+1. Fill: a fresh database (--database, dropped and created) is migrated by Django, then every table is
+   loaded with COPY from a seeded plan (bench/scale_plan.py): owners, bots, versions (some failed),
+   validation, ladder and tournament matches (one 100-entry double round robin) and their games. Each
+   game carries a genuine log from a pool the house bots play on every core (bench/scale_logs.py), so
+   `Game.verified_log()` passes. Aggregates are copied from the same plan, then one rating refit runs.
+   The parameters are recorded in the database, so --reuse skips a fill that is already there.
+2. Pages: gunicorn (2 workers, DEBUG off, the default page cache) serves the database; each page is timed
+   sequentially (p50, p95, p99 and the server's CPU per request), and the Face to Face leaderboard also
+   under 8 concurrent clients. --uncached first times them all with the page cache off, as every request
+   right after a refit or a stored match would be; --explain shows why a page misses its goal.
+3. Rating catch-up: bench/rating_catchup.py's `measure_catchup` stores rated matches as fast as the
+   database allows (--storers processes), a real Celery worker refitting (Redis broker, --broker), and
+   reports the sustained rate and how long after each match the refit covering it was stored. Those
+   matches stay in the database.
+
+Every goal of issue 8 is printed with PASS or MISS; the last line sums up the p95s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # before bench/, whose league.py would shadow the league package
+
+MARKER_TABLE = "scale_bench_fill"
+FILL_ORDER = (
+    "auth.User",
+    "arena.Bot",
+    "arena.BotVersion",
+    "arena.BotUpload",
+    "arena.Tournament",
+    "arena.TournamentEntry",
+    "arena.Match",
+    "arena.MatchEntry",
+    "arena.Game",
+    "arena.GameSeat",
+    "arena.PairResult",
+)
+# Filled by the rating refit the fill runs, or by the league itself on first use: not by the plan.
+NOT_PLANNED = {"arena.Rating", "arena.RatingFit", "arena.ScheduleLock"}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bots", type=positive, default=1000, help="user bots (house bots come on top)")
+    parser.add_argument("--games", type=positive, default=1_000_000, help="stored games in all")
+    parser.add_argument("--logs", type=positive, default=20_000, help="genuine Face to Face logs in the pool")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--database", default="arena_scale", help="PostgreSQL database (dropped and created)")
+    parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432", help="server URL, no database")
+    parser.add_argument("--reuse", action="store_true", help="keep a database already filled with these parameters")
+    parser.add_argument("--port", type=positive, default=8765)
+    parser.add_argument("--web-workers", type=positive, default=2)
+    parser.add_argument("--requests", type=positive, default=100, help="timed requests per page and round at most")
+    parser.add_argument("--rounds", type=positive, default=3, help="rounds over all pages (median p95 is judged)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="time limit per page and round")
+    parser.add_argument("--clients", type=positive, default=8, help="concurrent clients on the leaderboard")
+    parser.add_argument("--catchup-matches", type=positive, default=2000, help="rated matches the catch-up stores")
+    parser.add_argument("--storers", type=positive, default=4, help="processes storing matches in the catch-up")
+    parser.add_argument("--refit-workers", type=positive, default=1, help="Celery pool processes refitting")
+    parser.add_argument("--broker", default="redis://127.0.0.1:6379/15", help="Celery broker of the catch-up")
+    parser.add_argument("--skip-pages", action="store_true")
+    parser.add_argument("--explain", action="store_true", help="show the queries and plan of every page that misses")
+    parser.add_argument(
+        "--uncached", action="store_true", help="also time the pages with the page cache off (what a refit costs)"
+    )
+    parser.add_argument("--skip-catchup", action="store_true")
+    parser.add_argument("--work-dir", type=Path, default=None, help="data folder (default /tmp/scale-DATABASE)")
+    return parser.parse_args(argv)
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
+
+
+def loadavg() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def configure(args: argparse.Namespace) -> dict[str, str]:
+    """Point Django at the bench's own database and data folder; returns the environment for gunicorn."""
+    work = args.work_dir or Path(f"/tmp/scale-{args.database}")
+    (work / "var").mkdir(parents=True, exist_ok=True)
+    os.environ.update(
+        DJANGO_SETTINGS_MODULE="league.settings",
+        DATABASE_URL=f"{args.postgres}/{args.database}",
+        ARENA_DATA_DIR=str(work / "var"),
+        LOG_LEVEL="WARNING",
+        ARENA_QUEUE=f"scale-{os.getpid()}",  # the catch-up's refits go to a queue no other worker serves
+        CELERY_BROKER_URL=args.broker,
+    )
+    return dict(
+        os.environ,
+        DEBUG="false",
+        SECRET_KEY=hashlib.sha256(f"scale-bench-{args.database}".encode()).hexdigest(),
+        ALLOWED_HOSTS="127.0.0.1",
+        SECURE_COOKIES="false",
+    )
+
+
+# --- the database ---------------------------------------------------------------------------------
+def admin_connection(args: argparse.Namespace) -> Any:
+    import psycopg
+
+    return psycopg.connect(f"{args.postgres}/postgres", autocommit=True)
+
+
+def database_exists(args: argparse.Namespace) -> bool:
+    with admin_connection(args) as connection:
+        return (
+            connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [args.database]).fetchone() is not None
+        )
+
+
+def recreate_database(args: argparse.Namespace) -> None:
+    from psycopg import sql
+
+    with admin_connection(args) as connection:
+        name = sql.Identifier(args.database)
+        connection.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(name))
+
+
+def fill_parameters(args: argparse.Namespace) -> dict[str, Any]:
+    """What makes two fills the same: the sizes, the seed and the schema (its applied migrations)."""
+    from django.db import connection
+    from django.db.migrations.recorder import MigrationRecorder
+
+    applied = sorted(f"{app}.{name}" for app, name in MigrationRecorder(connection).applied_migrations())
+    return {
+        "bots": args.bots,
+        "games": args.games,
+        "logs": args.logs,
+        "seed": args.seed,
+        "schema": hashlib.sha256("\n".join(applied).encode()).hexdigest()[:16],
+    }
+
+
+def recorded_fill(parameters: dict[str, Any]) -> dict[str, Any] | None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s)", [MARKER_TABLE])
+        if cursor.fetchone()[0] is None:
+            return None
+        cursor.execute(f"SELECT parameters, figures FROM {MARKER_TABLE}")
+        row = cursor.fetchone()
+    if row is None or json.loads(row[0]) != parameters:
+        return None
+    return json.loads(row[1])
+
+
+def record_fill(parameters: dict[str, Any], figures: dict[str, Any]) -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE TABLE IF NOT EXISTS {MARKER_TABLE} (parameters text NOT NULL, figures text NOT NULL)")
+        cursor.execute(f"DELETE FROM {MARKER_TABLE}")
+        cursor.execute(
+            f"INSERT INTO {MARKER_TABLE} VALUES (%s, %s)", [json.dumps(parameters), json.dumps(figures, default=str)]
+        )
+
+
+# --- the fill -------------------------------------------------------------------------------------
+def fill(args: argparse.Namespace) -> dict[str, Any]:
+    import scale_logs
+    import scale_plan
+    from django.apps import apps
+    from django.conf import settings
+
+    from league.arena.house import house_sha256
+
+    began = time.perf_counter()
+    pool = scale_logs.play_pool(face_to_face=args.logs, coop=max(40, args.logs // 20), crashes=max(5, args.logs // 500))
+    pooled = time.perf_counter()
+    print(f"log pool: {len(pool)} genuine games played in {pooled - began:.1f} s on {os.cpu_count()} cores", flush=True)
+    planner = scale_plan.Planner(args.bots, args.games, args.seed, datetime.now(UTC), settings, house_sha256)
+    plan = planner.plan(scale_logs.LogBins(pool))
+    planned = time.perf_counter()
+    print(f"plan: {plan.summary['arena.Game']} games planned in {planned - pooled:.1f} s", flush=True)
+    check_models(plan, apps)
+    rows = copy_plan(plan)
+    refit_seconds = refit_all()
+    vacuum()
+    total = time.perf_counter() - began
+    figures = {
+        "fill_seconds": round(total, 1),
+        "rows": rows,
+        "rows_per_second": round(rows / total),
+        "refit_seconds": round(refit_seconds, 2),
+        "busiest_bot": plan.busiest_bot,
+        "tournament": plan.big_tournament,
+        "match": plan.sample_match,
+        "game": plan.sample_game,
+        "load": loadavg(),
+    }
+    return figures
+
+
+def copy_plan(plan: Any) -> int:
+    """COPY every planned table in one transaction, indexes and constraints built once at the end; rows copied."""
+    import scale_copy
+    from django.apps import apps
+    from django.core.management.color import no_style
+    from django.db import connection, transaction
+
+    rows = 0
+    began = time.perf_counter()
+    with transaction.atomic(), connection.cursor() as cursor:
+        rebuilds = []
+        for label in plan_models(plan, apps):
+            table, model = plan.tables[label], apps.get_model(label)
+            leftover = scale_copy.unplanned(model, table.columns)
+            if leftover:
+                print(f"  {label}: planned columns not in the schema (skipped): {', '.join(leftover)}")
+            rebuild = scale_copy.detach_indexes(cursor, model._meta.db_table)
+            for statement in rebuild.drops:
+                cursor.execute(statement)
+            rebuilds.append(rebuild)
+            started = time.perf_counter()
+            scale_copy.copy_model(cursor, model, table.columns, table.rows, connection)
+            rows += table.rows
+            print(f"  {label}: {table.rows} rows in {time.perf_counter() - started:.1f} s", flush=True)
+        copied = time.perf_counter()
+        for statement in [create for rebuild in rebuilds for create in rebuild.creates]:
+            cursor.execute(statement)
+        models = [apps.get_model(label) for label in plan_models(plan, apps)]
+        for statement in connection.ops.sequence_reset_sql(no_style(), models):
+            cursor.execute(statement)
+        indexed = time.perf_counter()
+    print(
+        f"copy: {rows} rows in {copied - began:.1f} s ({rows / (copied - began):.0f} rows/s); "
+        f"indexes and constraints in {indexed - copied:.1f} s",
+        flush=True,
+    )
+    return rows
+
+
+def model_or_none(apps: Any, label: str) -> Any:
+    try:
+        return apps.get_model(label)
+    except LookupError:
+        return None
+
+
+def plan_models(plan: Any, apps: Any) -> list[str]:
+    return [label for label in FILL_ORDER if label in plan.tables and model_or_none(apps, label) is not None]
+
+
+def check_models(plan: Any, apps: Any) -> None:
+    """Refuse to fill when the league has a table the plan knows nothing about (an aggregate, say)."""
+    known = set(FILL_ORDER) | NOT_PLANNED
+    unknown = [m._meta.label for m in apps.get_app_config("arena").get_models() if m._meta.label not in known]
+    if unknown:
+        raise SystemExit(
+            f"bench/scale.py does not know how to fill {', '.join(unknown)}: plan it in bench/scale_plan.py "
+            "(or its rows would be missing and the pages and ratings would not match the games)"
+        )
+
+
+def refit_all() -> float:
+    """One rating refit of every competitive game, as a worker runs it after a stored match."""
+    from league.arena import refits
+    from league.arena.models import COMPETITIVE_GAMES
+
+    started = time.perf_counter()
+    for game in sorted(COMPETITIVE_GAMES):
+        refits.refit(game)
+    seconds = time.perf_counter() - started
+    print(f"rating refit: {seconds:.2f} s", flush=True)
+    return seconds
+
+
+def vacuum() -> None:
+    """What autovacuum would have done to a long-lived database: statistics and visibility maps."""
+    from django.db import connection
+
+    started = time.perf_counter()
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+    print(f"vacuum analyze: {time.perf_counter() - started:.1f} s", flush=True)
+
+
+# --- the pages ------------------------------------------------------------------------------------
+def pages(figures: dict[str, Any]) -> list[tuple[str, str]]:
+    game = figures["game"]
+    tournament = figures["tournament"]
+    return [
+        ("home", "/"),
+        ("ladder face-to-face", "/ladder/face-to-face/"),
+        ("ladder the-game", "/ladder/the-game/"),
+        ("ladder extreme", "/ladder/extreme/"),
+        ("bot (busiest)", f"/bots/{figures['busiest_bot']}/"),
+        ("tournament (100)", f"/tournaments/{tournament}/"),
+        ("tournament live", f"/tournaments/{tournament}/live/"),
+        ("match", f"/matches/{figures['match']}/"),
+        ("game replay", f"/games/{game}/"),
+        ("game log", f"/games/{game}/log.json"),
+    ]
+
+
+# page name -> p95 goal in ms (issue 8)
+GOALS_MS = {
+    "home": 100,
+    "ladder face-to-face": 100,
+    "ladder the-game": 100,
+    "ladder extreme": 100,
+    "bot (busiest)": 100,
+    "tournament (100)": 150,
+    "tournament live": 150,
+    "match": 50,
+    "game replay": 50,
+    "game log": 50,
+}
+CONCURRENT_RATE_GOAL = 100.0
+RATING_LAG_GOAL_S = 2.0
+RATED_RATE_GOAL = 20.0
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+def measure_pages(args: argparse.Namespace, env: dict[str, str], figures: dict[str, Any], title: str) -> dict[str, Any]:
+    """Every page timed in --rounds interleaved rounds (load on a shared machine comes and goes); per page, the
+    round with the median p95 stands for it."""
+    import scale_http
+
+    work = Path(env["ARENA_DATA_DIR"]).parent
+    measured: dict[str, list[Any]] = {}
+    crowd_label = f"ladder x{args.clients} clients"
+    with scale_http.gunicorn(ROOT, env, args.port, args.web_workers, work / "gunicorn.log") as server:
+        meter = scale_http.CpuMeter(server, lambda: database_backends(args))
+        print(f"\npages, {title} (gunicorn, {args.web_workers} workers):")
+        for round_number in range(1, args.rounds + 1):
+            print(f" round {round_number} of {args.rounds} (load {loadavg()})", flush=True)
+            for name, path in [*pages(figures), ("concurrent", "/ladder/face-to-face/")]:
+                clients = args.clients if name == "concurrent" else 1
+                timing = scale_http.measure(
+                    args.port, path, args.requests * clients, args.seconds, clients=clients, meter=meter
+                )
+                measured.setdefault(name, []).append(timing)
+                note = "  (no such page yet: skipped)" if timing.status == 404 else ""
+                print(timing.line(crowd_label if name == "concurrent" else name) + note, flush=True)
+    results = {name: median_round(timings) for name, timings in measured.items()}
+    if args.rounds > 1:
+        print(f" over {args.rounds} rounds (load {loadavg()}):")
+        for name, timings in measured.items():
+            p95s = sorted(timing.p95 for timing in timings if timing.count)
+            if p95s:
+                label = crowd_label if name == "concurrent" else name
+                print(f"  {label:<22} p95 min {p95s[0]:7.1f} ms  median {results[name].p95:7.1f} ms")
+    return results
+
+
+def median_round(timings: list[Any]) -> Any:
+    measured = sorted((timing for timing in timings if timing.count), key=lambda timing: timing.p95)
+    return measured[(len(measured) - 1) // 2] if measured else timings[-1]
+
+
+def database_backends(args: argparse.Namespace) -> list[int]:
+    """The PostgreSQL server processes serving the bench's database (the web workers' connections)."""
+    with admin_connection(args) as connection:
+        rows = connection.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", [args.database]).fetchall()
+    return [pid for (pid,) in rows]
+
+
+def page_goals(results: dict[str, Any], clients: int) -> list[tuple[str, bool | None, str]]:
+    goals = []
+    for name, limit in GOALS_MS.items():
+        timing = results.get(name)
+        if timing is None or not timing.count:
+            goals.append((f"{name} p95 <= {limit} ms", None, f"HTTP {timing.status if timing else '-'}"))
+            continue
+        ok = timing.p95 <= limit and timing.errors == 0
+        goals.append((f"{name} p95 <= {limit} ms", ok, f"{timing.p95:.1f} ms"))
+    crowd = results.get("concurrent")
+    if crowd is not None and crowd.count:
+        goals.append(
+            (
+                f"ladder with {clients} clients >= {CONCURRENT_RATE_GOAL:.0f} req/s",
+                crowd.rate >= CONCURRENT_RATE_GOAL and crowd.errors == 0,
+                f"{crowd.rate:.1f} req/s, p95 {crowd.p95:.1f} ms",
+            )
+        )
+    return goals
+
+
+def explain_misses(results: dict[str, Any], figures: dict[str, Any]) -> None:
+    import scale_explain
+
+    for name, path in pages(figures):
+        timing = results.get(name)
+        if timing is not None and timing.count and timing.p95 > GOALS_MS[name]:
+            print(f"\nwhy {name} misses ({timing.p95:.1f} ms p95):")
+            print(scale_explain.explain_page(path), flush=True)
+
+
+# --- rating catch-up ------------------------------------------------------------------------------
+def catchup(args: argparse.Namespace) -> tuple[list[tuple[str, bool | None, str]], str]:
+    """Rated matches stored as fast as the database allows, a real Celery worker refitting (H1's measure).
+
+    The matches it stores stay in the database (a --reuse run measures the pages over them too).
+    """
+    import rating_catchup
+
+    from league.arena.models import FACE_TO_FACE
+
+    try:
+        figures = rating_catchup.measure_catchup(
+            FACE_TO_FACE, args.catchup_matches, args.storers, refit_workers=args.refit_workers
+        )
+    except Exception as error:  # a broken catch-up must not cost the page figures already measured
+        note = f"the catch-up failed: {error!r}"
+        return [("ratings visible <= 2 s", False, note), ("rated matches >= 20/s", False, note)], note
+    rate, lag = figures["matches_per_second"], figures["lag_max"]
+    line = (
+        f"rating catch-up: {figures['matches']} rated matches from {args.storers} storers at {rate:.1f} matches/s "
+        f"({figures['games_per_second']:.0f} games/s); ratings stored {figures['lag_p50']:.2f} s (p50), "
+        f"{figures['lag_p95']:.2f} s (p95), {lag:.2f} s (max) after a match; caught up "
+        f"{figures['catch_up']:.2f} s after the last; {figures['fits_seen']} fits seen"
+    )
+    if "store_cpu_ms_per_match" in figures:
+        line += (
+            f"; CPU {figures['store_cpu_ms_per_match']:.1f} ms per stored match, "
+            f"{figures['refit_cpu_ms_per_fit']:.0f} ms per fit"
+        )
+    line += f" (load {loadavg()})"
+    return [
+        (f"ratings visible <= {RATING_LAG_GOAL_S:g} s (max lag)", lag <= RATING_LAG_GOAL_S, f"{lag:.2f} s"),
+        (f"rated matches >= {RATED_RATE_GOAL:g}/s", rate >= RATED_RATE_GOAL, f"{rate:.1f}/s"),
+    ], line
+
+
+# --- main -----------------------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    env = configure(args)
+    reuse = args.reuse and database_exists(args)
+    if not reuse:
+        recreate_database(args)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+    parameters = fill_parameters(args)
+    figures = recorded_fill(parameters) if reuse else None
+    if figures is not None:
+        print(f"reusing {args.database}: filled earlier with {parameters} in {figures['fill_seconds']} s")
+        if figures.get("catchup_matches"):
+            print(f"  it also holds the {figures['catchup_matches']} rated matches earlier catch-ups stored")
+    else:
+        if reuse:
+            print(f"{args.database} holds another fill (or none): refilling")
+            from django.db import connection
+
+            connection.close()
+            recreate_database(args)
+            call_command("migrate", interactive=False, verbosity=0)
+        print(f"filling {args.database}: {args.bots} bots, {args.games} games (load {loadavg()})", flush=True)
+        figures = fill(args)
+        record_fill(parameters, figures)
+    print(
+        f"fill: {figures['fill_seconds']} s, {figures['rows']} rows, {figures['rows_per_second']} rows/s, "
+        f"refit {figures['refit_seconds']} s (load {figures['load']})",
+        flush=True,
+    )
+    goals = [(f"fill {args.games} games <= 600 s", figures["fill_seconds"] <= 600, f"{figures['fill_seconds']} s")]
+    results: dict[str, Any] = {}
+    if not args.skip_pages:
+        from django.db import connection
+
+        connection.close()  # gunicorn's workers get the database to themselves
+        if args.uncached:
+            measure_pages(args, dict(env, CACHE_URL="dummy://"), figures, "page cache off (every request misses)")
+        results = measure_pages(args, env, figures, "as deployed (default page cache)")
+        goals += page_goals(results, args.clients)
+        if args.explain:
+            explain_misses(results, figures)
+    if not args.skip_catchup:
+        catchup_goals, line = catchup(args)
+        print(line, flush=True)
+        goals += catchup_goals
+        figures["catchup_matches"] = figures.get("catchup_matches", 0) + args.catchup_matches
+        record_fill(parameters, figures)
+    print("\ngoals:")
+    for name, ok, value in goals:
+        print(f"  {'SKIP' if ok is None else verdict(ok)}  {name:<40} {value}")
+    summary = ", ".join(
+        f"{name} {timing.p95:.0f}" for name, timing in results.items() if name != "concurrent" and timing.count
+    )
+    crowd = results.get("concurrent")
+    if crowd is not None and crowd.count:
+        summary += f"; ladder x{args.clients}: {crowd.rate:.0f} req/s p95 {crowd.p95:.0f}"
+    print(f"p95 ms: {summary or 'pages not measured'} (load {loadavg()})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+"""bench/scale.py end to end at a tiny size on PostgreSQL, so the scale bench cannot rot unnoticed.
+
+The run fills its own database, serves it with gunicorn and times every page; then the stored league is
+checked from outside the bench: every game's log replays to its row, the ratings are what a refit from
+scratch finds, and a second run with --reuse keeps the fill.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER = os.environ.get("DATABASE_URL", "")
+SERVER = (
+    f"{urlsplit(SERVER).scheme}://{urlsplit(SERVER).netloc}"
+    if SERVER.startswith("postgres")
+    else "postgres://postgres@127.0.0.1:5432"
+)
+DATABASE = f"arena_scale_test_{os.getpid()}"
+BROKER = os.environ.get("CELERY_BROKER_URL", "")
+BROKER = BROKER if BROKER.startswith("redis://") else "redis://127.0.0.1:6379/15"
+
+CHECK = """
+import django
+django.setup()
+from league.arena import refits, results
+from league.arena.models import COMPETITIVE_GAMES, Bot, Game, GameSeat, MatchEntry, PairResult, Rating
+
+games = Game.objects.count()
+for game in Game.objects.iterator(chunk_size=500):
+    game.verified_log()
+for bot in Bot.objects.all():
+    assert bot.active_version_id == getattr(bot.newest_active_version(), "pk", None), bot
+
+def aggregates():
+    entries = set(MatchEntry.objects.values_list("pk", "games", "wins", "losses", "draws", "points"))
+    pairs = set(PairResult.objects.values_list("game", "first", "second", "first_wins", "second_wins", "draws"))
+    ratings = {r.version_id: (round(r.elo, 6), r.games, r.wins, r.losses) for r in Rating.objects.all()}
+    return entries, pairs, ratings
+
+copied = aggregates()
+results.rebuild()
+Rating.objects.all().delete()
+for game in sorted(COMPETITIVE_GAMES):
+    refits.refit(game)
+rebuilt = aggregates()
+for name, mine, theirs in zip(("entry results", "pair results", "ratings"), copied, rebuilt):
+    assert mine == theirs, f"the bench's {name} differ from what rebuild_results computes from the games"
+print(f"checked {games} games, {GameSeat.objects.count()} seats, {len(rebuilt[1])} pairs, {len(rebuilt[2])} ratings")
+"""
+
+
+def reachable(url: str, port: int) -> bool:
+    address = urlsplit(url)
+    try:
+        socket.create_connection((address.hostname or "127.0.0.1", address.port or port), timeout=2).close()
+    except OSError:
+        return False
+    return True
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def run_bench(*extra: str) -> str:
+    command = [
+        sys.executable, "bench/scale.py", "--bots", "20", "--games", "2000", "--logs", "600",
+        "--database", DATABASE, "--postgres", SERVER, "--port", str(free_port()),
+        "--seconds", "1", "--requests", "10", "--rounds", "1", "--clients", "2",
+        "--catchup-matches", "30", "--storers", "2", "--broker", BROKER, *extra,
+    ]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+@pytest.fixture
+def scale_database():
+    yield DATABASE
+    import psycopg
+
+    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not reachable(SERVER, 5432), reason="needs PostgreSQL")
+@pytest.mark.skipif(not reachable(BROKER, 6379), reason="needs Redis (the catch-up's Celery broker)")
+def test_fills_serves_and_measures_a_small_league(scale_database, tmp_path):
+    output = run_bench("--work-dir", str(tmp_path))
+    lines = output.strip().splitlines()
+    assert any(line.startswith("fill: ") and "rows/s" in line for line in lines), output
+    for page in ("home", "ladder face-to-face", "ladder the-game", "ladder extreme", "bot (busiest)", "match"):
+        assert any(line.startswith(page) and " p95 " in line for line in lines), f"{page} not timed:\n{output}"
+    assert any(line.startswith("game log") and " p95 " in line for line in lines), output
+    assert any(line.startswith("rating catch-up: 30 rated matches") for line in lines), output
+    assert any("PASS" in line or "MISS" in line for line in lines)
+    assert lines[-1].startswith("p95 ms: home "), lines[-1]
+
+    env = dict(
+        os.environ,
+        DJANGO_SETTINGS_MODULE="league.settings",
+        DATABASE_URL=f"{SERVER}/{scale_database}",
+        ARENA_DATA_DIR=str(tmp_path / "check"),
+    )
+    checked = subprocess.run(
+        [sys.executable, "-c", CHECK], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "checked 2300 games, 4600 seats" in checked.stdout  # the catch-up's 30 matches of 10 games included
+
+    again = run_bench("--work-dir", str(tmp_path), "--reuse", "--skip-pages", "--skip-catchup")
+    assert f"reusing {scale_database}" in again
+    assert "it also holds the 30 rated matches earlier catch-ups stored" in again
