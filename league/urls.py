@@ -2,8 +2,9 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
+from league.api.tokens import tokens_page
 from league.arena import views
 
 urlpatterns = [
@@ -25,4 +26,6 @@ urlpatterns = [
     path("matches/<int:match_id>/", views.match_page, name="match"),
     path("games/<int:game_id>/log.json", views.game_log, name="game-log"),
     path("admin/", admin.site.urls),
+    path("api/", include(("league.api.urls", "api"))),
+    path("account/tokens/", tokens_page, name="api-tokens"),
 ]
