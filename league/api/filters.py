@@ -14,10 +14,18 @@ class BotFilter(django_filters.FilterSet):
     active = django_filters.BooleanFilter(
         method="filter_active", help_text="true: bots with an active version (on the ladder); false: the others."
     )
+    name = django_filters.CharFilter(field_name="name", lookup_expr="iexact", help_text="The name, any case.")
+    mine = django_filters.BooleanFilter(method="filter_mine", help_text="true: only your own bots.")
 
     class Meta:
         model = Bot
-        fields = ["game", "owner", "active"]
+        fields = ["game", "owner", "active", "name", "mine"]
+
+    def filter_mine(self, bots: QuerySet, name: str, value: bool) -> QuerySet:
+        user = self.request.user if self.request is not None else None
+        if not value:
+            return bots
+        return bots.filter(owner=user) if user is not None and user.is_authenticated else bots.none()
 
     def filter_active(self, bots: QuerySet, name: str, value: bool) -> QuerySet:
         return bots.filter(active_version__isnull=not value)
