@@ -155,6 +155,8 @@ INVALID_UPLOAD = OpenApiResponse(
         )
     ],
 )
+INVALID_QUERY = error(400, "invalid", "game: Select a valid choice. chess is not one of the available choices.")
+LIST_ERRORS = {400: INVALID_QUERY, 404: error(404, "not_found", "Invalid page.")}
 PAGING = [
     OpenApiParameter("page", int, description="Page number, from 1; past the last page is a 404."),
     OpenApiParameter("page_size", int, description="Rows per page (default 50, at most 200)."),
@@ -181,7 +183,8 @@ users = extend_schema_view(
     list=extend_schema(
         summary="List users",
         parameters=PAGING,
-        examples=[example("users", page({"username": "alice", "date_joined": WHEN}))],
+        responses={200: serializers.UserSerializer(many=True), **LIST_ERRORS},
+        examples=[example("users", {"username": "alice", "date_joined": WHEN})],
     ),
     retrieve=extend_schema(
         summary="A user's public profile",
@@ -197,7 +200,8 @@ bots = extend_schema_view(
         summary="List bots",
         description="Filters: `game`, `owner` (username), `active` (true: on the ladder).",
         parameters=PAGING,
-        examples=[example("bots", page(BOT))],
+        responses={200: serializers.BotSerializer(many=True), **LIST_ERRORS},
+        examples=[example("bots", BOT)],
     ),
     retrieve=extend_schema(
         summary="A bot", responses={200: serializers.BotSerializer, 404: NOT_FOUND}, examples=[example("bot", BOT)]
@@ -238,8 +242,8 @@ bots = extend_schema_view(
             methods=["GET"],
             summary="List a bot's versions, newest first",
             parameters=PAGING,
-            responses={200: serializers.VersionSerializer(many=True), 404: NOT_FOUND},
-            examples=[example("versions", page(VERSION))],
+            responses={200: serializers.VersionSerializer(many=True), **LIST_ERRORS},
+            examples=[example("versions", VERSION)],
         ),
         extend_schema(
             methods=["POST"],
@@ -264,13 +268,11 @@ bots = extend_schema_view(
         responses={200: serializers.VersionRatingsSerializer(many=True), 404: NOT_FOUND},
         examples=[
             example(
-                "ratings",
-                [
-                    {
-                        "version": VERSION_REF,
-                        "points": [{k: RATING[k] for k in ("elo", "low", "high", "games")} | {"at": WHEN}],
-                    }
-                ],
+                "ratings",  # one row: spectacular shows it in a list
+                {
+                    "version": VERSION_REF,
+                    "points": [{k: RATING[k] for k in ("elo", "low", "high", "games")} | {"at": WHEN}],
+                },
             )
         ],
     ),
@@ -301,7 +303,8 @@ tournaments = extend_schema_view(
     list=extend_schema(
         summary="List tournaments, newest first",
         parameters=PAGING,
-        examples=[example("tournaments", page(TOURNAMENT))],
+        responses={200: serializers.TournamentSerializer(many=True), **LIST_ERRORS},
+        examples=[example("tournaments", TOURNAMENT)],
     ),
     retrieve=extend_schema(
         summary="A tournament with its entries and progress",
@@ -324,7 +327,7 @@ tournaments = extend_schema_view(
     standings=extend_schema(
         summary="A tournament's standings",
         responses={200: serializers.StandingSerializer(many=True), 404: NOT_FOUND},
-        examples=[example("standings", [STANDING])],
+        examples=[example("standings", STANDING)],  # one row: spectacular lists it
     ),
     crosstable=extend_schema(
         summary="A tournament's crosstable",
@@ -352,7 +355,8 @@ matches = extend_schema_view(
         description="Filters: `kind`, `game`, `status`, `tournament`, `rated`, `bot`, `version`. Validation matches "
         "are listed only for the candidate's owner and staff.",
         parameters=PAGING,
-        examples=[example("matches", page(MATCH))],
+        responses={200: serializers.MatchSerializer(many=True), **LIST_ERRORS},
+        examples=[example("matches", MATCH)],
     ),
     retrieve=extend_schema(
         summary="A match with its entries and first games",
@@ -376,8 +380,8 @@ matches = extend_schema_view(
     games=extend_schema(
         summary="A match's games by index",
         parameters=PAGING,
-        responses={200: serializers.GameSerializer(many=True), 404: NOT_FOUND},
-        examples=[example("games", page(GAME))],
+        responses={200: serializers.GameSerializer(many=True), **LIST_ERRORS},
+        examples=[example("games", GAME)],
     ),
 )
 
@@ -414,8 +418,8 @@ leaderboards = extend_schema_view(
         },
         examples=[
             example(
-                "leaderboards",
-                [{"game": "face-to-face", "name": "The Game: Face to Face", "url": "/api/leaderboards/face-to-face/"}],
+                "leaderboards",  # one row: spectacular lists it
+                {"game": "face-to-face", "name": "The Game: Face to Face", "url": "/api/leaderboards/face-to-face/"},
             )
         ],
     ),

@@ -1,7 +1,11 @@
-"""URLs under /api/: the resources, the OpenAPI schema and its docs pages, and a JSON 404 for everything else."""
+"""URLs under /api/: the resources, the OpenAPI schema and its docs page, and a JSON 404 for everything else.
+
+Only Swagger UI is served for docs: drf-spectacular's Redoc page loads fonts from Google, and nothing here may
+call another host.
+"""
 
 from django.urls import path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from league.api import views
@@ -20,7 +24,6 @@ router.register("leaderboards", views.LeaderboardViewSet, basename="leaderboard"
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
     # Downloads are files, named without a trailing slash.
     path("versions/<int:pk>/source", views.VersionViewSet.as_view({"get": "source"}), name="version-source"),
     path("games/<int:pk>/log", views.GameViewSet.as_view({"get": "log"}), name="game-log"),
