@@ -211,6 +211,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "league.api.errors.exception_handler",
     "PAGE_SIZE": 50,
 }
+API_COUNT_SECONDS = env_int("API_COUNT_SECONDS", 30, minimum=0)  # how long a list's total may be reused
 SPECTACULAR_SETTINGS = {
     "TITLE": f"{SITE_NAME} API",
     "DESCRIPTION": "Bots, versions, tournaments, matches, games and leaderboards of the league. See /api/docs/.",

@@ -55,7 +55,7 @@ class MatchFilter(django_filters.FilterSet):
 
     def filter_bot(self, matches: QuerySet, name: str, value: int) -> QuerySet:
         # The version ids as constants let the database walk the entries' version index (see views.recent_matches).
-        versions = list(BotVersion.objects.filter(bot_id=value).values_list("pk", flat=True))
+        versions = list(BotVersion.objects.filter(bot_id=value).order_by().values_list("pk", flat=True))
         return matches.filter(pk__in=MatchEntry.objects.filter(version_id__in=versions).values("match_id"))
 
     def filter_version(self, matches: QuerySet, name: str, value: int) -> QuerySet:

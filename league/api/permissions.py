@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Q, QuerySet
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
@@ -28,8 +28,10 @@ def visible_matches(user: Any, matches: QuerySet[Match]) -> QuerySet[Match]:
     public = ~Q(kind=Match.Kind.VALIDATION)
     if not user.is_authenticated:
         return matches.filter(public)
-    own_candidate = MatchEntry.objects.filter(match=OuterRef("pk"), index=0, version__bot__owner=user)
-    return matches.filter(public | Exists(own_candidate))
+    # The user's own validation matches as constant ids (one per uploaded version): an OR with a correlated
+    # subquery would make PostgreSQL test every match of the league.
+    own = MatchEntry.objects.filter(index=0, version__bot__owner=user, match__kind=Match.Kind.VALIDATION)
+    return matches.filter(public | Q(pk__in=list(own.values_list("match_id", flat=True))))
 
 
 class IsBotOwnerOrReadOnly(BasePermission):

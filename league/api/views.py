@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -14,6 +15,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
@@ -25,7 +27,7 @@ from league.api.pagination import Pages
 from league.api.permissions import IsBotOwnerOrReadOnly, sees_private, visible_matches
 from league.api.ratings import rating_points
 from league.api.throttles import UploadThrottle
-from league.arena import leaderboards, tournaments
+from league.arena import caching, leaderboards, tournaments
 from league.arena.forms import NewBotForm, NewVersionForm
 from league.arena.models import (
     GAME_NAMES,
@@ -219,40 +221,59 @@ class TournamentViewSet(viewsets.ReadOnlyModelViewSet):
         tournament.entries_shown = tournament.entries.select_related("bot__owner", "version").order_by("pk")
         return Response(self.get_serializer(tournament).data)
 
+    def _cached(self, name: str, build: Any) -> Response:
+        """The tournament's `build(tournament)` kept in the page cache until the tournament changes (as the site)."""
+        tournament = self.get_object()
+        key = f"api-{name}:{tournament.pk}:{tournament.status}"
+        return Response(caching.fragment(key, caching.tournament_scope(tournament.pk), lambda: build(tournament)))
+
     @action(detail=True, methods=["get"], pagination_class=None, filterset_class=None)
     def standings(self, request: Request, pk: str) -> Response:
         """Points, then wins: the tournament's table (from `league.arena.tournaments.table`)."""
-        table = tournaments.table(self.get_object())
-        rows = [
-            {
-                "rank": rank,
-                "bot": standing.version.bot,
-                "version": standing.version,
-                "games": standing.games,
-                "wins": standing.wins,
-                "losses": standing.losses,
-                "draws": standing.draws,
-                "points": standing.points,
-                "score_percent": standing.score_percent,
-            }
-            for rank, standing in enumerate(table.standings, start=1)
-        ]
-        return Response(serializers.StandingSerializer(rows, many=True).data)
+        return self._cached("standings", standings_data)
 
     @action(detail=True, methods=["get"], pagination_class=None, filterset_class=None)
     def crosstable(self, request: Request, pk: str) -> Response:
         """Each participant's points and games against each other one, in standings order."""
-        table = tournaments.table(self.get_object())
-        rows = []
-        for row, _ in table.crosstable:
-            results = []
-            for column in table.standings:
-                if column is row:
-                    continue
-                points, played = row.results.get(column.version.pk, (0.0, 0))
-                results.append({"opponent": column.version.pk, "points": points, "games": played})
-            rows.append({"bot": row.version.bot, "version": row.version, "results": results})
-        return Response(serializers.CrosstableSerializer({"rows": rows}).data)
+        return self._cached("crosstable", crosstable_data)
+
+
+def standings_data(tournament: Tournament) -> list:
+    table = tournaments.table(tournament)
+    rows = [
+        {
+            "rank": rank,
+            "bot": standing.version.bot,
+            "version": standing.version,
+            "games": standing.games,
+            "wins": standing.wins,
+            "losses": standing.losses,
+            "draws": standing.draws,
+            "points": standing.points,
+            "score_percent": standing.score_percent,
+        }
+        for rank, standing in enumerate(table.standings, start=1)
+    ]
+    return json_ready(serializers.StandingSerializer(rows, many=True).data)
+
+
+def crosstable_data(tournament: Tournament) -> dict:
+    table = tournaments.table(tournament)
+    rows = []
+    for row, _ in table.crosstable:
+        results = []
+        for column in table.standings:
+            if column is row:
+                continue
+            points, played = row.results.get(column.version.pk, (0.0, 0))
+            results.append({"opponent": column.version.pk, "points": points, "games": played})
+        rows.append({"bot": row.version.bot, "version": row.version, "results": results})
+    return json_ready(serializers.CrosstableSerializer({"rows": rows}).data)
+
+
+def json_ready(data: Any) -> Any:
+    """Serializer output as plain lists and dicts, to keep in the cache."""
+    return json.loads(JSONRenderer().render(data))
 
 
 @docs.matches
@@ -341,25 +362,35 @@ class LeaderboardViewSet(viewsets.ViewSet):
         raw = request.query_params.get(pages.page_query_param, "1")
         if not raw.isdigit() or int(raw) < 1:
             raise NotFound(f"{raw[:20]!r} is not a page number")
-        page = leaderboards.leaderboard_page(game, int(raw), per_page=per_page)
-        if page.number != int(raw):
-            raise NotFound(f"the {GAME_NAMES[game]} leaderboard has {page.num_pages} pages")
+        number = int(raw)
+        page = caching.fragment(
+            f"api-ladder:{game}:{number}:{per_page}",
+            caching.leaderboard_scope(game),
+            lambda: ladder_page_data(game, number, per_page),
+        )
+        if page["number"] != number:
+            raise NotFound(f"the {GAME_NAMES[game]} leaderboard has {page['num_pages']} pages")
         url = request.build_absolute_uri()
-        rows = serializers.LadderRowSerializer(
-            [{"rank": r.rank, "bot": r.bot, "version": r.version, "rating": r.rating} for r in page.rows], many=True
-        ).data
         previous = None
-        if page.has_previous:
-            previous = (
-                replace_query_param(url, "page", page.number - 1)
-                if page.number > 2
-                else remove_query_param(url, "page")
-            )
+        if number > 1:
+            previous = replace_query_param(url, "page", number - 1) if number > 2 else remove_query_param(url, "page")
         return Response(
             {
-                "count": page.count,
-                "next": replace_query_param(url, "page", page.number + 1) if page.has_next else None,
+                "count": page["count"],
+                "next": replace_query_param(url, "page", number + 1) if number < page["num_pages"] else None,
                 "previous": previous,
-                "results": rows,
+                "results": page["rows"],
             }
         )
+
+
+def ladder_page_data(game: str, number: int, per_page: int) -> dict:
+    """One leaderboard page as plain data (kept in the page cache until the next refit, as the site's)."""
+    page = leaderboards.leaderboard_page(game, number, per_page=per_page)
+    rows = [{"rank": r.rank, "bot": r.bot, "version": r.version, "rating": r.rating} for r in page.rows]
+    return {
+        "number": page.number,
+        "num_pages": page.num_pages,
+        "count": page.count,
+        "rows": json_ready(serializers.LadderRowSerializer(rows, many=True).data),
+    }

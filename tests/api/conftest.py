@@ -21,6 +21,12 @@ wait_for = league_conftest.wait_for
 GOOD_BOT = b"def play(observation):\n    return []\n"
 
 
+@pytest.fixture(autouse=True)
+def _exact_counts(settings):
+    """List totals are counted afresh by every request here; test_api_queries tests the cached totals."""
+    settings.API_COUNT_SECONDS = 0
+
+
 @pytest.fixture
 def staff(db):
     from django.contrib.auth import get_user_model
