@@ -11,6 +11,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
+from django.urls import Resolver404, resolve
 from rest_framework import exceptions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -82,5 +83,12 @@ class NotFoundView(APIView):
     schema = None  # not an endpoint: left out of the OpenAPI schema
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        hint = "" if request.path.endswith("/") or "/source" in request.path or "/log" in request.path else " (add a /)"
+        hint = " (add a /)" if _is_endpoint(request.path + "/") else ""
         raise exceptions.NotFound(f"no API endpoint at {request.path}{hint}; see /api/docs/")
+
+
+def _is_endpoint(path: str) -> bool:
+    try:
+        return getattr(resolve(path).func, "view_class", None) is not NotFoundView
+    except Resolver404:
+        return False
