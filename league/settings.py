@@ -219,7 +219,7 @@ SPECTACULAR_SETTINGS = {
     "OAS_VERSION": "3.1.0",  # "null or an object" is exact in 3.1 (3.0's nullable beside allOf is ambiguous)
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
-    "SWAGGER_UI_DIST": "SIDECAR",  # Swagger UI and Redoc from this server's static files: no CDN
+    "SWAGGER_UI_DIST": "SIDECAR",  # Swagger UI from this server's static files: no CDN
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},  # no badge from validator.swagger.io
     "ENUM_NAME_OVERRIDES": {
