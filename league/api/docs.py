@@ -157,6 +157,12 @@ INVALID_UPLOAD = OpenApiResponse(
 )
 INVALID_QUERY = error(400, "invalid", "game: Select a valid choice. chess is not one of the available choices.")
 LIST_ERRORS = {400: INVALID_QUERY, 404: error(404, "not_found", "Invalid page.")}
+# Text filters refuse a NUL character (400), as every Django form field does: the schema says so.
+NO_NUL = r"^[^\x00]*$"
+TEXT_FILTERS = [
+    OpenApiParameter("name", str, description="The bot's name, any case.", pattern=NO_NUL),
+    OpenApiParameter("owner", str, description="The owner's username.", pattern=NO_NUL),
+]
 PAGING = [
     OpenApiParameter("page", int, description="Page number, from 1; past the last page is a 404."),
     OpenApiParameter("page_size", int, description="Rows per page (default 50, at most 200)."),
@@ -198,8 +204,8 @@ users = extend_schema_view(
 bots = extend_schema_view(
     list=extend_schema(
         summary="List bots",
-        description="Filters: `game`, `owner` (username), `active` (true: on the ladder).",
-        parameters=PAGING,
+        description="Filters: `game`, `owner` (username), `active` (true: on the ladder), `name`, `mine`.",
+        parameters=[*PAGING, *TEXT_FILTERS],
         responses={200: serializers.BotSerializer(many=True), **LIST_ERRORS},
         examples=[example("bots", BOT)],
     ),

@@ -150,7 +150,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
             raise ValidationError({"name": ["You already have a bot called that."]}) from None
         return Response(serializers.BotSerializer(self.get_queryset().get(pk=bot.pk)).data)
 
-    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser])
+    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser], filterset_class=None)
     def versions(self, request: Request, pk: str) -> Response:
         """GET: the bot's versions, newest first. POST (owner): upload a new version, checked as the form checks it."""
         bot = self.get_object()
@@ -172,7 +172,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
         body = serializers.VersionSerializer(shown, context=self.get_serializer_context()).data
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": f"/api/versions/{version.pk}/"})
 
-    @action(detail=True, methods=["get"], pagination_class=None)
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_class=None)
     def ratings(self, request: Request, pk: str) -> Response:
         """Each version's ratings over time (see league/api/ratings.py)."""
         bot = self.get_object()

@@ -33,6 +33,7 @@ def test_unknown_urls_objects_and_pages_are_404(api, db):
     client = api()
     assert "no API endpoint at /api/bots (add a /)" in error_of(client.get("/api/bots"), 404, "not_found")["message"]
     assert "(add a /)" not in error_of(client.post("/api/whatever/deeper"), 404, "not_found")["message"]
+    error_of(client.get("/api/leaderboards/the-game%0A/"), 404, "not_found")  # a newline in the path
     error_of(client.get("/api/bots/999999/"), 404, "not_found")
     error_of(client.get("/api/bots/?page=99"), 404, "not_found")
     error_of(client.get("/api/leaderboards/face-to-face/?page=2"), 404, "not_found")
