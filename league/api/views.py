@@ -65,8 +65,17 @@ def versions_with_details() -> QuerySet[BotVersion]:
     )
 
 
+# The columns match entries show (with their bot and owner): a page of matches loads hundreds of these rows.
+ENTRY_COLUMNS = (
+    *("match_id", "index", "version_id", "stderr_tail", "games", "wins", "losses", "draws", "points"),
+    *("version__number", "version__sha256", "version__status", "version__bot_id"),
+    *("version__bot__name", "version__bot__game", "version__bot__owner_id", "version__bot__owner__username"),
+)
+
+
 def entries_with_bots() -> Prefetch:
-    return Prefetch("entries", queryset=MatchEntry.objects.select_related("version__bot__owner").order_by("index"))
+    entries = MatchEntry.objects.select_related("version__bot__owner").only(*ENTRY_COLUMNS).order_by("index")
+    return Prefetch("entries", queryset=entries)
 
 
 @docs.users
