@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import games
+from bots import upload
 from bots.house import is_house_ref, parse_ref
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
 from bots.summary import format_summary, summarize
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run file bots in this process, without the sandbox (your own bot only)",
     )
+    upload.add_parser(commands)
     return parser
 
 
@@ -71,6 +73,8 @@ def match_spec(args: argparse.Namespace) -> MatchSpec:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "upload":
+        return upload.run(args)
     try:
         spec = match_spec(args)
         spec.validate()

@@ -45,6 +45,12 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "league.arena",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "league.api",
 ]
 
 MIDDLEWARE = [
@@ -188,6 +194,48 @@ ARENA_STARTUP_SECONDS = env_float("ARENA_STARTUP_SECONDS", 5.0, minimum=0.001)
 ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 300, minimum=2)
 ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 3, minimum=1)
 ARENA_RATING_PRIOR_GAMES = env_float("ARENA_RATING_PRIOR_GAMES", 2.0, minimum=1e-6)  # 0 would let ratings diverge
+
+# --- The REST API (league/api/) ---------------------------------------------------------------
+# Rates are "N/second|minute|hour|day"; counted in the "default" cache (per process unless CACHE_URL is shared).
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",  # first: a script without a token gets 401
+        "rest_framework.authentication.SessionAuthentication",  # the site's login, CSRF-checked
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PAGINATION_CLASS": "league.api.pagination.Pages",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_THROTTLE_CLASSES": ["league.api.throttles.AnonThrottle", "league.api.throttles.UserThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("API_THROTTLE_ANON", "120/minute"),
+        "user": env_str("API_THROTTLE_USER", "600/minute"),
+        "uploads": env_str("API_THROTTLE_UPLOADS", "30/hour"),
+    },
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],  # /api/docs/ is the page for people
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "league.api.errors.exception_handler",
+    "PAGE_SIZE": 50,
+}
+API_COUNT_SECONDS = env_int("API_COUNT_SECONDS", 30, minimum=0)  # how long a list's total may be reused
+SPECTACULAR_SETTINGS = {
+    "TITLE": f"{SITE_NAME} API",
+    "DESCRIPTION": "Bots, versions, tournaments, matches, games and leaderboards of the league. See /api/docs/.",
+    "VERSION": "1",
+    "OAS_VERSION": "3.1.0",  # "null or an object" is exact in 3.1 (3.0's nullable beside allOf is ambiguous)
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",  # Swagger UI from this server's static files: no CDN
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},  # no badge from validator.swagger.io
+    "ENUM_NAME_OVERRIDES": {
+        "VersionStatus": "league.arena.models.BotVersion.Status",
+        "VersionKind": "league.arena.models.BotVersion.Kind",
+        "MatchStatus": "league.arena.models.Match.Status",
+        "MatchKind": "league.arena.models.Match.Kind",
+        "TournamentStatus": "league.arena.models.Tournament.Status",
+        "TournamentFormat": "league.arena.models.Tournament.Format",
+    },
+}
 
 LOGGING = {
     "version": 1,

@@ -4,9 +4,10 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.templatetags.static import static
-from django.urls import path
+from django.urls import include, path
 from django.views.generic import RedirectView
 
+from league.api.tokens import tokens_page
 from league.arena import replays, version_views, views
 from league.arena.health import healthz
 
@@ -46,4 +47,6 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=static("arena/favicon.svg"), permanent=False)),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("api/", include(("league.api.urls", "api"))),
+    path("account/tokens/", tokens_page, name="api-tokens"),
 ]

@@ -1,0 +1,185 @@
+"""Benchmark: an upload through the REST API, and how soon its validation result arrives, on an idle league.
+
+    python bench/api_upload.py                                  # PostgreSQL + Redis on 127.0.0.1
+    python bench/api_upload.py --repeat 10 --database-url postgres://postgres@127.0.0.1:5432/arena_bench_api
+
+A fresh database, gunicorn (2 workers, DEBUG off) and one Celery worker (one pool process, sandbox on, no ladder
+scheduling: nothing else runs). Each round uploads a copy of the house bot `greedy` (a comment makes each copy
+new) as a new bot with POST /api/bots/ and times: the response (goal <= 1 s), and the moment GET
+/api/versions/<id>/ first says `active` (goal <= 10 s; it is polled every 50 ms). A first, untimed upload warms
+the worker up (its house opponent is created, its sandbox cache filled). Prints each round, min and median, and
+the load average before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # before bench/, whose league.py would shadow the league package
+
+from bots.upload import Client, multipart  # noqa: E402
+
+GREEDY = (ROOT / "bots" / "house" / "greedy.py").read_bytes()
+
+
+def loadavg() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def fresh_postgres(url: str) -> None:
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def prepare(env: dict[str, str]) -> str:
+    """Migrate the fresh database and make a user with a token; the token."""
+    script = (
+        "from django.contrib.auth import get_user_model; from rest_framework.authtoken.models import Token; "
+        "u = get_user_model().objects.create_user('bench'); print(Token.objects.create(user=u).key)"
+    )
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env, check=True, capture_output=True
+    )
+    return out.stdout.decode().split()[-1]
+
+
+def wait_until_serving(url: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url + "/api/leaderboards/", timeout=2).read()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit(f"gunicorn did not answer on {url} within {seconds:.0f} s")
+
+
+def one_upload(client: Client, name: str, timeout: float = 120) -> tuple[float, float]:
+    """(seconds until the upload's response, seconds until the version is active)."""
+    content = GREEDY + f"\n# {name} {uuid.uuid4()}\n".encode()
+    body, content_type = multipart({"name": name, "game": "face-to-face"}, "file", "bot.py", content)
+    started = time.perf_counter()
+    created = client.request("POST", "/api/bots/", body, content_type)
+    answered = time.perf_counter() - started
+    version = created["version"]
+    while version["status"] == "validating":
+        if time.perf_counter() - started > timeout:
+            raise SystemExit(f"{name}: still validating after {timeout:.0f} s")
+        time.sleep(0.05)
+        version = client.get(f"/api/versions/{version['id']}/")
+    if version["status"] != "active":
+        raise SystemExit(f"{name} failed validation: {version.get('failure_reason')}")
+    return answered, time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/arena_bench_api")
+    parser.add_argument("--broker", default="redis://127.0.0.1:6379/9")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+
+    data_dir = tempfile.mkdtemp(prefix="bench-api-")
+    env = dict(
+        os.environ,
+        DJANGO_SETTINGS_MODULE="league.settings",
+        DATABASE_URL=args.database_url,
+        CELERY_BROKER_URL=args.broker,
+        ARENA_DATA_DIR=data_dir,
+        ARENA_QUEUE=f"bench-api-{os.getpid()}",
+        ARENA_LADDER_MAX_PENDING="0",
+        DEBUG="false",
+        SECRET_KEY="bench",
+        ALLOWED_HOSTS="127.0.0.1",
+        API_THROTTLE_UPLOADS="1000/hour",
+        LOG_LEVEL="WARNING",
+    )
+    fresh_postgres(args.database_url)
+    token = prepare(env)
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "league.wsgi", "--workers", "2", "--bind", f"127.0.0.1:{port}"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    from league.arena.workers import worker_command
+
+    worker_log = open(Path(data_dir) / "worker.log", "wb")
+    worker = subprocess.Popen(
+        worker_command(1, "--queues", env["ARENA_QUEUE"], "--hostname", f"bench-api-{os.getpid()}@%h"),
+        cwd=ROOT,
+        env=env,
+        stdout=worker_log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_serving(url)
+        client = Client(url, token)
+        before = loadavg()
+        warm = one_upload(client, "warm-up")
+        print(f"warm-up (worker start, house opponent created): response {warm[0]:.3f} s, active {warm[1]:.2f} s")
+        rounds = [one_upload(client, f"copy-{n}") for n in range(args.repeat)]
+        for n, (answered, active) in enumerate(rounds):
+            print(f"round {n}: response {answered * 1000:.0f} ms, active after {active:.2f} s")
+        responses = [answered for answered, _ in rounds]
+        actives = [active for _, active in rounds]
+        summary = {
+            "response_ms": {"min": round(min(responses) * 1000), "median": round(statistics.median(responses) * 1000)},
+            "active_s": {"min": round(min(actives), 2), "median": round(statistics.median(actives), 2)},
+            "rounds": args.repeat,
+            "loadavg_before": before,
+            "loadavg_after": loadavg(),
+        }
+        print(json.dumps(summary))
+        ok = max(responses) <= 1.0 and max(actives) <= 10.0
+        print(
+            f"{'PASS' if ok else 'MISS'}: response max {max(responses) * 1000:.0f} ms (goal <= 1000), "
+            f"active max {max(actives):.2f} s (goal <= 10)"
+        )
+    finally:
+        for process in (server, worker):
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for process in (server, worker):
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+        worker_log.close()
+
+
+if __name__ == "__main__":
+    main()

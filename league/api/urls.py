@@ -1,0 +1,32 @@
+"""URLs under /api/: the resources, the OpenAPI schema and its docs page, and a JSON 404 for everything else.
+
+Only Swagger UI is served for docs: drf-spectacular's Redoc page loads fonts from Google, and nothing here may
+call another host.
+"""
+
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from league.api import views
+from league.api.errors import NotFoundView
+
+router = DefaultRouter(trailing_slash=True)
+router.include_format_suffixes = False
+router.register("users", views.UserViewSet, basename="user")
+router.register("bots", views.BotViewSet, basename="bot")
+router.register("versions", views.VersionViewSet, basename="version")
+router.register("tournaments", views.TournamentViewSet, basename="tournament")
+router.register("matches", views.MatchViewSet, basename="match")
+router.register("games", views.GameViewSet, basename="game")
+router.register("leaderboards", views.LeaderboardViewSet, basename="leaderboard")
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    # Downloads are files, named without a trailing slash.
+    path("versions/<int:pk>/source", views.VersionViewSet.as_view({"get": "source"}), name="version-source"),
+    path("games/<int:pk>/log", views.GameViewSet.as_view({"get": "log"}), name="game-log"),
+    *router.urls,
+    re_path(r"^[\s\S]*$", NotFoundView.as_view()),  # any path, a newline in it too (schemathesis found one)
+]

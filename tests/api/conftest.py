@@ -1,0 +1,105 @@
+"""Fixtures for the API tests: the league's (database, users, versions, workers) plus API clients and a small league."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.league import conftest as league_conftest
+
+# The league's fixtures and hooks, found by pytest under these names.
+_isolated_cache = league_conftest._isolated_cache
+_fresh_page_cache = league_conftest._fresh_page_cache
+pytest_sessionfinish = league_conftest.pytest_sessionfinish
+alice = league_conftest.alice
+bob = league_conftest.bob
+make_version = league_conftest.make_version
+record_games = league_conftest.record_games
+sent = league_conftest.sent
+workers = league_conftest.workers
+wait_for = league_conftest.wait_for
+
+GOOD_BOT = b"def play(observation):\n    return []\n"
+
+
+@pytest.fixture(autouse=True)
+def _exact_counts(settings):
+    """List totals are counted afresh by every request here; test_api_queries tests the cached totals."""
+    settings.API_COUNT_SECONDS = 0
+
+
+@pytest.fixture
+def staff(db):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user("staff", password="correct horse battery", is_staff=True)
+
+
+@pytest.fixture
+def api():
+    """api(user=None): a DRF test client, signed in as `user` when given (token or session are tested apart)."""
+    from rest_framework.test import APIClient
+
+    def make(user=None):
+        client = APIClient()
+        if user is not None:
+            client.force_authenticate(user)
+        return client
+
+    return make
+
+
+def genuine_log(game):
+    """Give a stored game a log the engine replays (record_games stores stubs): one house game played here."""
+    from bots.match import BotSpec, MatchSpec, run_match
+    from league.arena.models import Game
+
+    spec = MatchSpec(
+        game="face-to-face", bots=[BotSpec("house:random"), BotSpec("house:greedy")], games=1, seed="api", sandbox=False
+    )
+    played = run_match(spec).games[0]
+    outcome = played.outcome
+    Game.objects.filter(pk=game.pk).update(
+        log_zlib=Game.compress_log(played.log),
+        termination=outcome.termination.value,
+        winner_seat=outcome.winner,
+        score=outcome.score,
+    )
+
+
+@pytest.fixture
+def league(db, alice, bob, make_version, record_games):
+    """A small league. Alice owns `ace`: v1 active, v2 failed validation (private reason and stderr). Bob owns `bee`.
+    A rated ladder match ace-bee (2 games, the first with a genuine log; Alice's entry has a stderr tail), a
+    finished tournament between them (3 games), and v2's validation match against bee (1 game)."""
+    from django.utils import timezone
+
+    from league.arena import refits
+    from league.arena.models import BotVersion, Tournament, TournamentEntry
+
+    ace = make_version(alice, "ace")
+    bee = make_version(bob, "bee")
+    failed = make_version(alice, "ace", status="validating")
+    validation = record_games(failed, bee, [1], kind="validation", rated=False)
+    failed.mark_validated(False, reason="crash in game 1: secret-reason", stderr_tail="secret-stderr")
+    genuine_log(validation.played_games.get())
+    ladder = record_games(ace, bee, [0, 1])
+    ladder.entries.filter(index=0).update(stderr_tail="ace-entry-stderr")
+    genuine_log(ladder.played_games.get(index=0))
+    tournament = Tournament.objects.create(name="Cup", status=Tournament.Status.FINISHED, started_at=timezone.now())
+    TournamentEntry.objects.create(tournament=tournament, bot=ace.bot, version=ace)
+    TournamentEntry.objects.create(tournament=tournament, bot=bee.bot, version=bee)
+    played = record_games(ace, bee, [0, 0, 1], tournament=tournament, kind="tournament")
+    refits.refit("face-to-face")
+    return {
+        "ace": ace.bot,
+        "ace_v1": ace,
+        "ace_failed": BotVersion.objects.get(pk=failed.pk),
+        "bee": bee.bot,
+        "bee_v1": bee,
+        "ladder": ladder,
+        "game": ladder.played_games.get(index=0),
+        "tournament": tournament,
+        "tournament_match": played,
+        "validation": validation,
+        "validation_game": validation.played_games.get(),
+    }
