@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from league.arena import views
+from league.arena import replays, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -23,6 +23,7 @@ urlpatterns = [
     path("tournaments/<int:tournament_id>/", views.tournament_page, name="tournament"),
     path("tournaments/<int:tournament_id>/live/", views.tournament_live, name="tournament-live"),
     path("matches/<int:match_id>/", views.match_page, name="match"),
+    path("games/<int:game_id>/", replays.replay_page, name="game"),
     path("games/<int:game_id>/log.json", views.game_log, name="game-log"),
     path("admin/", admin.site.urls),
 ]
