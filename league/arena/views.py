@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from league.arena import caching, leaderboards, tournaments
+from league.arena import bot_pages, caching, leaderboards, tournaments
 from league.arena.decorators import with_bot
 from league.arena.forms import NewBotForm, NewVersionForm, SignupForm
 from league.arena.models import (
@@ -36,8 +36,6 @@ HOME_TOP = 5
 HOME_TOURNAMENTS = 5
 TOURNAMENTS_PER_PAGE = 25
 BOTS_PER_PAGE = 50
-VERSIONS_SHOWN = 50
-RECENT_MATCHES = 20
 GAMES_PER_PAGE = 100
 
 
@@ -126,62 +124,28 @@ def new_bot(request: HttpRequest) -> HttpResponse:
     return render(request, "arena/new_bot.html", {"form": form, **limits})
 
 
-def _newest_versions(bot: Bot) -> tuple[list[BotVersion], int]:
-    """The bot's newest VERSIONS_SHOWN versions, and how many older ones are not shown."""
-    versions = list(bot.versions.order_by("-number")[: VERSIONS_SHOWN + 1])
-    if len(versions) <= VERSIONS_SHOWN:
-        return versions, 0
-    return versions[:VERSIONS_SHOWN], bot.versions.count() - VERSIONS_SHOWN
-
-
-def _versions_context(request: HttpRequest, bot: Bot) -> dict:
-    versions, older = _newest_versions(bot)
-    return {
-        "bot": bot,
-        "versions": versions,
-        "older": older,
-        "is_owner": bot.owner_id == request.user.pk,
-        "validating": any(v.status == BotVersion.Status.VALIDATING for v in versions),
-    }
-
-
 def _entries_with_bots() -> Prefetch:
     return Prefetch("entries", queryset=MatchEntry.objects.select_related("version__bot__owner").order_by("index"))
 
 
-def recent_matches(bot: Bot) -> list[Match]:
-    """The bot's RECENT_MATCHES newest matches but its validations, each with its entries."""
-    # The version ids as constants let PostgreSQL walk the entries' match index backwards and stop after a few rows,
-    # even for a bot with tens of thousands of matches (a join to the versions would sort them all).
-    versions = list(bot.versions.values_list("pk", flat=True))
-    newest = (
-        MatchEntry.objects.filter(version_id__in=versions)
-        .exclude(match__kind=Match.Kind.VALIDATION)
-        .order_by("-match_id")
-        .values("match_id")[:RECENT_MATCHES]
-    )
-    return list(Match.objects.filter(pk__in=newest).order_by("-pk").prefetch_related(_entries_with_bots()))
-
-
 @with_bot()
 def bot_page(request: HttpRequest, bot: Bot) -> HttpResponse:
-    context = _versions_context(request, bot)
+    context = bot_pages.page_context(request, bot)
     context["form"] = NewVersionForm() if context["is_owner"] else None
-    context["matches"] = recent_matches(bot)
     return render(request, "arena/bot.html", context)
 
 
 @with_bot()
 def bot_versions(request: HttpRequest, bot: Bot) -> HttpResponse:
     """The versions table alone, polled by the bot page while a version is being validated."""
-    return render(request, "arena/_versions.html", _versions_context(request, bot))
+    return render(request, "arena/_versions.html", bot_pages.versions_context(request, bot))
 
 
 @with_bot()
 def bot_status(request: HttpRequest, bot: Bot) -> JsonResponse:
     is_owner = bot.owner_id == request.user.pk
     versions = []
-    for version in _newest_versions(bot)[0]:
+    for version in bot_pages.newest_versions(bot)[0]:
         row = {"number": version.number, "sha256": version.sha256, "status": version.status}
         if is_owner:
             row.update(failure_reason=version.failure_reason, stderr_tail=version.stderr_tail)
@@ -202,9 +166,8 @@ def new_version(request: HttpRequest, bot: Bot) -> HttpResponse:
         else:
             messages.success(request, f"v{version.number} is uploaded; its validation games are queued.")
             return redirect(bot)
-    context = _versions_context(request, bot)
+    context = bot_pages.page_context(request, bot)
     context["form"] = form
-    context["matches"] = []
     return render(request, "arena/bot.html", context, status=400)
 
 
