@@ -206,14 +206,22 @@ class Chart:
     ticks: list[dict]
     first: datetime
     last: datetime
-    width: int = 720
-    height: int = 240
-    left: int = 52
+    width: int = 600
+    height: int = 250
+    left: int = 56
     right: int = 12
-    top: int = 14
+    top: int = 20
     bottom: int = 30
     summary: str = ""
     end: dict = field(default_factory=dict)
+
+    @property
+    def plot_right(self) -> int:
+        return self.width - self.right
+
+    @property
+    def plot_bottom(self) -> int:
+        return self.height - self.bottom
 
 
 def history(numbers: dict[int, int]) -> Chart | None:
@@ -288,7 +296,7 @@ def result_in_words(game: Game, seat: int, opponent: str) -> str:
         what = FORFEIT_WORDS.get(game.termination, game.termination)
         return f"won: {opponent} {what}" if won else f"lost: {what}"
     if game.termination == "stuck":
-        return f"won: {opponent} was stuck" if won else f"lost: stuck against {opponent}"
+        return f"won: {opponent} was stuck" if won else "lost: was stuck"
     if game.termination == "all-cards-played":
         return "won: played all its cards" if won else f"lost: {opponent} played all its cards"
     return f"{'won' if won else 'lost'} ({game.termination})"
@@ -367,8 +375,9 @@ def recent_games(bot: Bot, played: list[int], number: int, versus: Bot | None) -
         mine = next(s for s in game_seats if s.version.bot_id == bot.pk)
         other = next((s for s in game_seats if s.seat != mine.seat), None)
         opponent = other.version.bot if other else None
-        name = opponent.full_name if opponent else "its opponent"
-        rows.append(GameRow(mine.game, mine.version, mine.seat, opponent, result_in_words(mine.game, mine.seat, name)))
+        # The opponent is named (and linked) in its own column.
+        words = result_in_words(mine.game, mine.seat, "the opponent")
+        rows.append(GameRow(mine.game, mine.version, mine.seat, opponent, words))
     return GamesPage(rows, number, has_next, versus)
 
 

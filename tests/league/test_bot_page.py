@@ -135,7 +135,9 @@ def test_recent_games_are_paged_in_words_and_bounded(client, alice, bob, make_ve
     newest = list(Game.objects.order_by("-pk").values_list("pk", flat=True))
     first = page(client, mine.bot)
     assert re.findall(r'href="/games/(\d+)/">Replay', first) == [str(pk) for pk in newest[:3]]
-    assert "won: bob/theirs was stuck" in first and "lost: stuck against bob/theirs" in first
+    assert "won: the opponent was stuck" in first and "lost: was stuck" in first
+    table = re.search(r'<table class="games">.*?</table>', first, re.S).group(0)
+    assert table.count(f'<a href="/bots/{theirs.bot.pk}/">bob/theirs</a>') == 3
     assert 'href="?games=2#games" rel="next"' in first
     third = page(client, mine.bot, games=3)
     assert re.findall(r'href="/games/(\d+)/">Replay', third) == [str(newest[6])]

@@ -109,7 +109,7 @@ def test_a_bot_page_shows_its_newest_games_only(client, alice, bob, make_version
     shown = [int(pk) for pk in re.findall(r'<a href="/games/(\d+)/">', page)]
     newest = [m.played_games.get().pk for m in reversed(matches)]
     assert shown == newest[: bot_pages.GAMES_PER_PAGE]
-    assert "won: bob/beta was stuck" in page
+    assert "won: the opponent was stuck" in page and f'<a href="/bots/{theirs.bot.pk}/">bob/beta</a>' in page
 
 
 def test_a_bot_page_shows_its_newest_versions_and_counts_the_rest(client, alice, make_version):
