@@ -173,6 +173,11 @@ ARENA_MAX_ZIP_BYTES = env_int("ARENA_MAX_ZIP_BYTES", 10 << 20, minimum=1)
 ARENA_MAX_ZIP_ENTRIES = env_int("ARENA_MAX_ZIP_ENTRIES", 200, minimum=1)
 ARENA_MAX_UNPACKED_BYTES = env_int("ARENA_MAX_UNPACKED_BYTES", 50 << 20, minimum=1)
 ARENA_MAX_COMPRESSION_RATIO = env_int("ARENA_MAX_COMPRESSION_RATIO", 100, minimum=1)
+# Quotas: versions whose upload is kept per bot (prune old ones to upload more), bots per user, and the bytes of
+# kept uploads per user.
+ARENA_MAX_VERSIONS_PER_BOT = env_int("ARENA_MAX_VERSIONS_PER_BOT", 20, minimum=1)
+ARENA_MAX_BOTS_PER_USER = env_int("ARENA_MAX_BOTS_PER_USER", 10, minimum=1)
+ARENA_MAX_UPLOAD_BYTES_PER_USER = env_int("ARENA_MAX_UPLOAD_BYTES_PER_USER", 100 << 20, minimum=1)
 ARENA_VALIDATION_GAMES = env_int("ARENA_VALIDATION_GAMES", 2, minimum=1)
 ARENA_VALIDATION_OPPONENT = env_str("ARENA_VALIDATION_OPPONENT", "house:random")
 ARENA_LADDER_GAMES = env_int("ARENA_LADDER_GAMES", 10, minimum=1)

@@ -121,6 +121,9 @@ class BotVersion(models.Model):
     stderr_tail = models.TextField(blank=True)
     created = models.DateTimeField(default=timezone.now)
     validated_at = models.DateTimeField(null=True, blank=True)
+    pruned_at = models.DateTimeField(
+        null=True, blank=True, help_text="Its upload was deleted by its owner; its games and hash stay."
+    )
 
     class Meta:
         ordering = ["bot", "-number"]
@@ -410,6 +413,8 @@ class MatchEntry(models.Model):
     class Meta:
         ordering = ["match", "index"]
         constraints = [models.UniqueConstraint("match", "index", name="match_entry_index_unique")]
+        # A bot page lists its newest matches: an index-only backward scan instead of walking every match.
+        indexes = [models.Index(fields=["version", "match"], name="match_entry_version_match")]
         verbose_name_plural = "match entries"
 
 

@@ -9,6 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import strip_tags
 
 from league.arena import bot_pages, history, refits
 from league.arena.models import Game, Rating, RatingFit, RatingPoint, SeatResult
@@ -137,7 +138,7 @@ def test_recent_games_are_paged_in_words_and_bounded(client, alice, bob, make_ve
     assert re.findall(r'href="/games/(\d+)/">Replay', first) == [str(pk) for pk in newest[:3]]
     assert "won: the opponent was stuck" in first and "lost: was stuck" in first
     table = re.search(r'<table class="games">.*?</table>', first, re.S).group(0)
-    assert table.count(f'<a href="/bots/{theirs.bot.pk}/">bob/theirs</a>') == 3
+    assert table.count(f'<a href="/users/bob/">bob</a>/<a href="/bots/{theirs.bot.pk}/">theirs</a>') == 3
     assert 'href="?games=2#games" rel="next"' in first
     third = page(client, mine.bot, games=3)
     assert re.findall(r'href="/games/(\d+)/">Replay', third) == [str(newest[6])]
@@ -164,7 +165,7 @@ def test_head_to_head_counts_every_opponent_and_links_to_their_games(
     assert cells[:6] == ["bob/rival0", "3", "2", "1", "58 %", "6 games"]
     assert cells[7:13] == ["bob/rival1", "0", "2", "0", "0 %", "2 games"]
     assert "against 3 opponents" in block and 'href="?opponents=2#opponents" rel="next"' in text
-    assert "bob/rival2" in page(client, mine.bot, opponents=2)
+    assert "bob/rival2" in strip_tags(page(client, mine.bot, opponents=2))
     assert client.get(reverse("bot", args=[mine.bot.pk]), {"opponents": 3}).status_code == 404
 
     assert f'href="?vs={rivals[0].bot.pk}#games"' in text
@@ -178,7 +179,7 @@ def test_head_to_head_counts_every_opponent_and_links_to_their_games(
 
 def test_the_owner_name_links_to_the_profile(client, alice, make_version):
     version = make_version(alice, "mine")
-    assert 'by <a href="/users/alice/">alice</a>' in page(client, version.bot)
+    assert f'<a href="/users/alice/">alice</a>/<a href="/bots/{version.bot.pk}/">mine</a>' in page(client, version.bot)
 
 
 def test_only_the_owner_and_staff_see_the_validation_games_and_the_failure(

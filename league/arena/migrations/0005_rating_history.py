@@ -35,7 +35,7 @@ def first_points(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("arena", "0002_results_aggregates"),
+        ("arena", "0004_botversion_pruned_at"),
     ]
 
     operations = [
