@@ -23,7 +23,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
 
-from league.arena import queue
+from league.arena import queue, seeds
 from league.arena.house import house_version
 from league.arena.models import Bot, BotUpload, BotVersion, Match
 
@@ -249,7 +249,7 @@ def queue_validation(version: BotVersion) -> Match:
         game=game,
         games=settings.ARENA_VALIDATION_GAMES,
         players=2,
-        seed=f"validate-{version.sha256[:16]}",
+        seed=seeds.derived_seed(f"validate-{version.sha256}"),
         duplicate=False,
         turn_seconds=settings.ARENA_TURN_SECONDS,
         bank_seconds=settings.ARENA_BANK_SECONDS,

@@ -17,7 +17,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
 from league.arena import bot_pages, caching, docs, leaderboards, tournaments, wording
-from league.arena.decorators import with_bot
+from league.arena.decorators import per_user, throttled, with_bot
 from league.arena.forms import NewBotForm, NewVersionForm, SignupForm
 from league.arena.models import (
     FACE_TO_FACE,
@@ -32,6 +32,7 @@ from league.arena.models import (
     Rating,
     Tournament,
 )
+from league.arena.throttles import client_address
 from league.arena.uploads import NameTaken, UploadRejected, add_bot, add_version
 
 LADDER_PER_PAGE = 50
@@ -42,6 +43,7 @@ BOTS_PER_PAGE = 50
 GAMES_PER_PAGE = 100
 OWNER_BOTS_PER_PAGE = 50
 TOURNAMENT_MATCHES_PER_PAGE = 50
+UPLOADS_REFUSED = "You have uploaded as many bots and versions as one account may in an hour."
 
 
 def page_number(request: HttpRequest) -> int:
@@ -85,11 +87,12 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
+@throttled("signup", "ARENA_SIGNUPS_PER_HOUR", client_address, "Too many sign-ups from your address this hour.")
 def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}! Upload your first bot.")
         return redirect("new-bot")
     return render(request, "registration/signup.html", {"form": form})
@@ -107,6 +110,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+@throttled("upload", "ARENA_UPLOADS_PER_HOUR", per_user, UPLOADS_REFUSED)
 def new_bot(request: HttpRequest) -> HttpResponse:
     form = NewBotForm(request.POST or None, request.FILES or None, owner=request.user)
     if request.method == "POST" and form.is_valid():
@@ -166,6 +170,7 @@ def bot_status(request: HttpRequest, bot: Bot) -> JsonResponse:
 
 @require_POST
 @login_required
+@throttled("upload", "ARENA_UPLOADS_PER_HOUR", per_user, UPLOADS_REFUSED)
 @with_bot(owner_only=True)
 def new_version(request: HttpRequest, bot: Bot) -> HttpResponse:
     form = NewVersionForm(request.POST, request.FILES)
