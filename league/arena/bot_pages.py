@@ -269,9 +269,14 @@ def draw(points: list[RatingPoint], numbers: dict[int, int]) -> Chart:
             chart.marks.append({"x": row["x"], "label": row["label"]})
         previous = number
     chart.line = " ".join(f"{row['x']},{row['y']}" for row in chart.points)
-    upper = [f"{x(k)},{y(point.high)}" for k, point in enumerate(points)]
-    lower = [f"{x(k)},{y(point.low)}" for k, point in reversed(list(enumerate(points)))]
-    chart.band = " ".join(upper + lower)
+    if len(points) == 1:  # a lone point's interval: a narrow bar rather than a band of no width
+        middle, (point,) = x(0), points
+        corners = [(middle - 4, point.high), (middle + 4, point.high), (middle + 4, point.low), (middle - 4, point.low)]
+        chart.band = " ".join(f"{left},{y(elo)}" for left, elo in corners)
+    else:
+        upper = [f"{x(k)},{y(point.high)}" for k, point in enumerate(points)]
+        lower = [f"{x(k)},{y(point.low)}" for k, point in reversed(list(enumerate(points)))]
+        chart.band = " ".join(upper + lower)
     chart.ticks = [{"y": y(value), "label": f"{value:.0f}"} for value in _nice_ticks(low, high)]
     chart.end = chart.points[-1]
     start, end = points[0], points[-1]

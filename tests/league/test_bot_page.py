@@ -288,3 +288,13 @@ def test_rating_and_head_to_head_are_cached_until_the_leaderboard_changes(
     after = page(client, mine.bot)
     assert ">6 games</a>" in after and ">3 games</a>" in before
     assert after.count('class="version-mark"') == 0 and RatingPoint.objects.filter(version=mine).count() == 2
+
+
+def test_a_single_refit_draws_its_interval_as_a_bar(client, alice, bob, make_version, record_games):
+    mine, theirs = make_version(alice, "mine"), make_version(bob, "theirs")
+    record_games(mine, theirs, [0, 1, 0])
+    refits.refit("face-to-face")
+    svg = re.search(r"<svg.*?</svg>", page(client, mine.bot), re.S).group(0)
+    band = re.search(r'<polygon class="band"[^>]*points="([^"]+)"', svg).group(1).split()
+    xs = sorted({float(corner.split(",")[0]) for corner in band})
+    assert len(band) == 4 and xs[1] - xs[0] == 8
