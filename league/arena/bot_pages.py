@@ -321,7 +321,10 @@ def _newest_game_ids(played: list[int], opponents: list[int] | None, limit: int,
     against_params: list[int] = []
     if opponents is not None:
         marks = ", ".join(["%s"] * len(opponents))
-        against = f" AND EXISTS (SELECT 1 FROM {seat} o WHERE o.game_id = s.game_id AND o.version_id IN ({marks}))"
+        against = (
+            f" AND EXISTS (SELECT 1 FROM {seat} o WHERE o.game_id = s.game_id AND o.seat <> s.seat"
+            f" AND o.version_id IN ({marks}))"
+        )
         against_params = list(opponents)
     branch = (
         f"SELECT game_id FROM (SELECT s.game_id FROM {seat} s JOIN {game} g ON g.id = s.game_id "

@@ -298,3 +298,12 @@ def test_a_single_refit_draws_its_interval_as_a_bar(client, alice, bob, make_ver
     band = re.search(r'<polygon class="band"[^>]*points="([^"]+)"', svg).group(1).split()
     xs = sorted({float(corner.split(",")[0]) for corner in band})
     assert len(band) == 4 and xs[1] - xs[0] == 8
+
+
+def test_games_against_itself_are_those_between_its_versions(client, alice, bob, make_version, record_games):
+    first = make_version(alice, "mine")
+    record_games(first, make_version(bob, "other"), [0, 1])
+    second = make_version(alice, "mine")
+    between = record_games(second, first, [0])
+    shown = re.findall(r'href="/games/(\d+)/">Replay', page(client, first.bot, vs=first.bot.pk))
+    assert shown == [str(between.played_games.get().pk)]
