@@ -20,6 +20,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 from league.env import env_bool, env_caches, env_float, env_int, env_list, env_str
 
@@ -202,6 +203,11 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TASK_DEFAULT_QUEUE = env_str("ARENA_QUEUE", "arena")
+# Validation matches have a queue of their own, so a flood of uploads never waits in front of ladder and tournament
+# matches (nor they in front of a new version). A worker started without --queues consumes both.
+ARENA_VALIDATION_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.validation"
+CELERY_TASK_QUEUES = [Queue(CELERY_TASK_DEFAULT_QUEUE), Queue(ARENA_VALIDATION_QUEUE)]
+CELERY_TASK_ROUTES = {"league.arena.tasks.play_validation": {"queue": ARENA_VALIDATION_QUEUE}}
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     "ladder": {
@@ -233,6 +239,9 @@ ARENA_MAX_COMPRESSION_RATIO = env_int("ARENA_MAX_COMPRESSION_RATIO", 100, minimu
 ARENA_MAX_VERSIONS_PER_BOT = env_int("ARENA_MAX_VERSIONS_PER_BOT", 20, minimum=1)
 ARENA_MAX_BOTS_PER_USER = env_int("ARENA_MAX_BOTS_PER_USER", 10, minimum=1)
 ARENA_MAX_UPLOAD_BYTES_PER_USER = env_int("ARENA_MAX_UPLOAD_BYTES_PER_USER", 100 << 20, minimum=1)
+# Validation matches of one user queued or running at once; more wait (their versions "validating") and are queued
+# as earlier ones finish, so one user's flood of uploads delays only that user.
+ARENA_VALIDATIONS_IN_FLIGHT_PER_USER = env_int("ARENA_VALIDATIONS_IN_FLIGHT_PER_USER", 2, minimum=1)
 ARENA_VALIDATION_GAMES = env_int("ARENA_VALIDATION_GAMES", 2, minimum=1)
 ARENA_VALIDATION_OPPONENT = env_str("ARENA_VALIDATION_OPPONENT", "house:random")
 ARENA_LADDER_GAMES = env_int("ARENA_LADDER_GAMES", 10, minimum=1)

@@ -295,7 +295,8 @@ def tournament_matches(request: HttpRequest, tournament_id: int) -> HttpResponse
     matches = tournament.matches.order_by("pk")
     for chosen in (bot_id, vs_id):
         if chosen is not None:
-            matches = matches.filter(pk__in=MatchEntry.objects.filter(version__bot_id=chosen).values("match_id"))
+            entries = MatchEntry.objects.filter(match__tournament=tournament, version__bot_id=chosen)
+            matches = matches.filter(pk__in=entries.values("match_id"))
     page = paginate(request, matches.prefetch_related(_entries_with_bots()), TOURNAMENT_MATCHES_PER_PAGE)
     shown = {bot_id, vs_id} - {None}
     named = Bot.objects.filter(pk__in=shown).select_related("owner").order_by("pk") if shown else []
