@@ -156,6 +156,7 @@ class BotVersion(models.Model):
         if updated:
             self.refresh_from_db(fields=["status", "failure_reason", "stderr_tail", "validated_at"])
             self.bot.refresh_active_version()
+            signals.send_validation_finished(self.bot.owner_id)
         return bool(updated)
 
 
@@ -470,6 +471,8 @@ class GameSeat(models.Model):
     class Meta:
         ordering = ["game", "seat"]
         constraints = [models.UniqueConstraint("game", "seat", name="game_seat_unique")]
+        # A version's newest games first (the bot page), walked backwards and stopped after a page.
+        indexes = [models.Index(fields=["version", "game"], name="game_seat_version_game")]
 
 
 class Rating(models.Model):
@@ -520,6 +523,45 @@ class PairResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.first_id} vs {self.second_id}: +{self.first_wins} -{self.second_wins} ={self.draws}"
+
+
+class SeatResult(models.Model):
+    """A version's results from one seat in the competitive games it played but its validation, kept on store.
+
+    One row per version and seat (see `league.arena.results`): the bot page's win rate by seat reads two rows
+    per version instead of every game.
+    """
+
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="seat_results")
+    seat = models.PositiveSmallIntegerField()
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["version", "seat"], name="seat_result_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.version_id} seat {self.seat}: +{self.wins} -{self.losses} ={self.draws}"
+
+
+class RatingPoint(models.Model):
+    """One point of a version's rating history: its rating after a refit that changed it (league.arena.history)."""
+
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="rating_points")
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    elo = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    games = models.PositiveIntegerField(default=0)
+    fitted_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["version", "fitted_at"], name="rating_point_version_time")]
+
+    def __str__(self) -> str:
+        return f"{self.version_id} at {self.fitted_at:%Y-%m-%d %H:%M}: {self.elo:.0f}"
 
 
 class RatingFit(models.Model):

@@ -30,8 +30,8 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from league import ratings
-from league.arena import queue, signals
-from league.arena.models import PairResult, Rating, RatingFit
+from league.arena import history, queue, signals
+from league.arena.models import PairResult, Rating, RatingFit, RatingPoint
 
 log = logging.getLogger(__name__)
 
@@ -167,8 +167,11 @@ def store(
     last_played: dict[int, datetime],
 ) -> bool:
     """Rewrite the game's ratings from one fit, only while `token` holds the claim; False if it does not."""
+    now = timezone.now()
     try:
         with transaction.atomic():
+            # One insert: the versions whose rating moved since their own last point.
+            RatingPoint.objects.bulk_create(history.new_points(game, fitted, now), batch_size=2_000)
             Rating.objects.filter(game=game).exclude(version_id__in=list(fitted)).delete()
             Rating.objects.bulk_create(
                 [
@@ -191,9 +194,7 @@ def store(
                 batch_size=2_000,
             )
             # Checked last, so the state row is locked only for the commit, never while the ratings are written.
-            stamped = RatingFit.objects.filter(game=game, claim_token=token).update(
-                games=counts.total, fitted_at=timezone.now()
-            )
+            stamped = RatingFit.objects.filter(game=game, claim_token=token).update(games=counts.total, fitted_at=now)
             if not stamped:
                 raise _ClaimLost
             signals.send_leaderboard_changed(game)

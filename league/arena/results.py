@@ -1,13 +1,15 @@
 """Storing a match's games together with the aggregates every reader uses instead of the games.
 
-`save_games` writes the games, their seats, each entry's results (`MatchEntry` wins/losses/draws/points) and, for
-rated competitive matches, the per-pair counts (`PairResult`) in the caller's transaction, so the aggregates are
-never out of step with the games. `rebuild` recomputes every aggregate from the stored games (the
+`save_games` writes the games, their seats, each entry's results (`MatchEntry` wins/losses/draws/points), for
+rated competitive matches the per-pair counts (`PairResult`), and for competitive matches but validations each
+version's results by seat (`SeatResult`) in the caller's transaction, so the aggregates are never out of step
+with the games. `rebuild` recomputes every aggregate from the stored games (the
 `rebuild_results` management command), and must give exactly what `save_games` kept.
 
 Concurrent workers storing matches on PostgreSQL must not deadlock: the only rows two of them can both write are
-`PairResult` rows (their own match and entries are theirs alone), and those are written by one
-INSERT ... ON CONFLICT DO UPDATE whose rows are sorted by key, so every transaction takes them in the same order.
+`PairResult` and `SeatResult` rows (their own match and entries are theirs alone), and those are written by one
+INSERT ... ON CONFLICT DO UPDATE per table whose rows are sorted by key, pairs before seats, so every transaction
+takes them in the same order.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from league.arena.models import (
     Match,
     MatchEntry,
     PairResult,
+    SeatResult,
 )
 
 STDERR_TAIL_CHARS = 4000
@@ -126,7 +129,47 @@ def save_games(
     _add_to_entries(match, versions, seats, stderr)
     if counts_for_pairs(match):
         add_to_pairs(_pair_counts(match.game, stored, seats))
+    if counts_for_seats(match):
+        add_to_seats(_seat_counts(seats))
     return stored
+
+
+def counts_for_seats(match: Match) -> bool:
+    """Whether a match's games count in the versions' results by seat (competitive, not a validation)."""
+    return match.game in COMPETITIVE_GAMES and match.kind != Match.Kind.VALIDATION
+
+
+SeatKey = tuple[int, int]  # (version id, seat)
+
+
+def _seat_counts(seats: list[GameSeat]) -> dict[SeatKey, Counter[str]]:
+    counts: dict[SeatKey, Counter[str]] = defaultdict(Counter)
+    for seat in seats:
+        cell = counts[seat.version_id, seat.seat]
+        cell["games"] += 1
+        cell[{1.0: "wins", 0.0: "losses", 0.5: "draws"}[seat.points]] += 1
+    return counts
+
+
+def add_to_seats(counts: dict[SeatKey, Counter[str]]) -> None:
+    """Add counts to `SeatResult` in one upsert, rows in key order (see the module's note on deadlocks)."""
+    if not counts:
+        return
+    table = connection.ops.quote_name(SeatResult._meta.db_table)
+    keys = sorted(counts)
+    values = []
+    for version, seat in keys:
+        cell = counts[version, seat]
+        values += [version, seat, cell["games"], cell["wins"], cell["losses"], cell["draws"]]
+    rows = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(keys))
+    columns = ("games", "wins", "losses", "draws")
+    sql = (
+        f"INSERT INTO {table} (version_id, seat, games, wins, losses, draws) VALUES {rows} "
+        f"ON CONFLICT (version_id, seat) DO UPDATE SET "
+        + ", ".join(f"{column} = {table}.{column} + EXCLUDED.{column}" for column in columns)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
 
 
 def _add_to_entries(
@@ -200,15 +243,37 @@ def add_to_pairs(counts: dict[PairKey, PairCounts]) -> None:
 
 
 @transaction.atomic
-def rebuild(apps: Apps = global_apps) -> tuple[int, int]:
-    """Recompute every aggregate from the stored games; returns (match entries, pairs of versions).
+def rebuild(apps: Apps = global_apps, seats: bool = True) -> tuple[int, int, int]:
+    """Recompute every aggregate from the stored games; returns (match entries, pairs of versions, version seats).
 
-    `apps` is the model registry: the project's, or a migration's historical one (the data migration that
-    introduced the aggregates fills them with this).
+    `apps` is the model registry: the project's, or a migration's historical one (the data migrations that
+    introduced the aggregates fill them with this; `seats=False` for a state before `SeatResult`).
     """
     entries = _rebuild_entries(apps.get_model("arena", "GameSeat"), apps.get_model("arena", "MatchEntry"))
     pairs = _rebuild_pairs(apps.get_model("arena", "GameSeat"), apps.get_model("arena", "PairResult"))
-    return entries, pairs
+    seat_rows = rebuild_seats(apps) if seats else 0
+    return entries, pairs, seat_rows
+
+
+def rebuild_seats(apps: Apps = global_apps) -> int:
+    """Recompute `SeatResult` from the stored games (one grouped query); returns how many rows it holds."""
+    GameSeat, SeatResult = apps.get_model("arena", "GameSeat"), apps.get_model("arena", "SeatResult")
+    SeatResult.objects.all().delete()
+    grouped = (
+        GameSeat.objects.filter(game__game__in=COMPETITIVE_GAMES)
+        .exclude(game__match__kind="validation")
+        .values("version_id", "seat")
+        .annotate(
+            games=Count("pk"),
+            wins=Count("pk", filter=Q(points=1.0)),
+            losses=Count("pk", filter=Q(points=0.0)),
+            draws=Count("pk", filter=Q(points=0.5)),
+        )
+        .order_by("version_id", "seat")
+    )
+    rows = [SeatResult(**row) for row in grouped.iterator(chunk_size=10_000)]
+    SeatResult.objects.bulk_create(rows, batch_size=5_000)
+    return len(rows)
 
 
 def _rebuild_entries(GameSeat: type[Model], MatchEntry: type[Model]) -> int:

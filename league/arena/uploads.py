@@ -23,9 +23,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Sum
 
 from bots.sandbox.unpack import BotPackageError, UnpackLimits, check_archive
-from league.arena import queue
-from league.arena.house import house_version
-from league.arena.models import Bot, BotUpload, BotVersion, Match
+from league.arena import validations
+from league.arena.models import Bot, BotUpload, BotVersion
 
 MAX_FILENAME_CHARS = BotVersion._meta.get_field("filename").max_length
 
@@ -207,25 +206,5 @@ def add_version(bot: Bot, upload: InspectedUpload) -> BotVersion:
     except IntegrityError:
         raise UploadRejected("another upload of this bot arrived at the same moment; please try again") from None
     BotUpload.objects.create(version=version, content=upload.content)
-    match = queue_validation(version)
-    queue.play_match(match.pk)
+    validations.release(bot.owner_id)  # queues its validation now, or once the owner's earlier ones finish
     return version
-
-
-def queue_validation(version: BotVersion) -> Match:
-    """The validation match of a new version (index 0) against the house opponent (index 1)."""
-    game = version.bot.game
-    opponent = house_version(settings.ARENA_VALIDATION_OPPONENT, game)
-    return Match.objects.create_with_entries(
-        [version, opponent],
-        kind=Match.Kind.VALIDATION,
-        game=game,
-        games=settings.ARENA_VALIDATION_GAMES,
-        players=2,
-        seed=f"validate-{version.sha256[:16]}",
-        duplicate=False,
-        turn_seconds=settings.ARENA_TURN_SECONDS,
-        bank_seconds=settings.ARENA_BANK_SECONDS,
-        startup_seconds=settings.ARENA_STARTUP_SECONDS,
-        rated=False,
-    )

@@ -11,9 +11,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from league.arena import queue
+from league.arena import validations
 from league.arena.models import Bot, BotUpload, BotVersion, Match, Tournament
-from league.arena.uploads import queue_validation
 
 
 class NotAllowed(ValueError):
@@ -71,8 +70,8 @@ def failed_on_server(version: BotVersion) -> bool:
 
 
 @transaction.atomic
-def revalidate(version: BotVersion) -> Match:
-    """Queue a fresh validation of a version that failed for a server reason; NotAllowed otherwise."""
+def revalidate(version: BotVersion) -> None:
+    """Validate again a version that failed for a server reason (a fresh validation match); NotAllowed otherwise."""
     BotVersion.objects.select_for_update().filter(pk=version.pk).get()
     version.refresh_from_db()
     if not failed_on_server(version):
@@ -83,6 +82,4 @@ def revalidate(version: BotVersion) -> Match:
         status=BotVersion.Status.VALIDATING, failure_reason="", stderr_tail="", validated_at=None
     )
     version.refresh_from_db()
-    match = queue_validation(version)
-    queue.play_match(match.pk)
-    return match
+    validations.release(version.bot.owner_id)  # now, or once the owner's earlier validations finish

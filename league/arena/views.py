@@ -16,8 +16,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from league.arena import caching, docs, leaderboards, tournaments, wording
-from league.arena.decorators import with_bot
+from league.arena import bot_pages, caching, docs, leaderboards, tournaments, wording
+from league.arena.decorators import per_user, throttled, with_bot
 from league.arena.forms import NewBotForm, NewVersionForm, SignupForm
 from league.arena.models import (
     FACE_TO_FACE,
@@ -32,6 +32,7 @@ from league.arena.models import (
     Rating,
     Tournament,
 )
+from league.arena.throttles import client_address
 from league.arena.uploads import NameTaken, UploadRejected, add_bot, add_version
 
 LADDER_PER_PAGE = 50
@@ -39,11 +40,10 @@ HOME_TOP = 5
 HOME_TOURNAMENTS = 5
 TOURNAMENTS_PER_PAGE = 25
 BOTS_PER_PAGE = 50
-VERSIONS_SHOWN = 50
-RECENT_MATCHES = 20
 GAMES_PER_PAGE = 100
 OWNER_BOTS_PER_PAGE = 50
 TOURNAMENT_MATCHES_PER_PAGE = 50
+UPLOADS_REFUSED = "You have uploaded as many bots and versions as one account may in an hour."
 
 
 def page_number(request: HttpRequest) -> int:
@@ -87,11 +87,12 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
+@throttled("signup", "ARENA_SIGNUPS_PER_HOUR", client_address, "Too many sign-ups from your address this hour.")
 def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}! Upload your first bot.")
         return redirect("new-bot")
     return render(request, "registration/signup.html", {"form": form})
@@ -109,6 +110,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+@throttled("upload", "ARENA_UPLOADS_PER_HOUR", per_user, UPLOADS_REFUSED)
 def new_bot(request: HttpRequest) -> HttpResponse:
     form = NewBotForm(request.POST or None, request.FILES or None, owner=request.user)
     if request.method == "POST" and form.is_valid():
@@ -137,62 +139,28 @@ def _uploaded(bot: Bot, number: int) -> str:
     )
 
 
-def _newest_versions(bot: Bot) -> tuple[list[BotVersion], int]:
-    """The bot's newest VERSIONS_SHOWN versions, and how many older ones are not shown."""
-    versions = list(bot.versions.order_by("-number")[: VERSIONS_SHOWN + 1])
-    if len(versions) <= VERSIONS_SHOWN:
-        return versions, 0
-    return versions[:VERSIONS_SHOWN], bot.versions.count() - VERSIONS_SHOWN
-
-
-def _versions_context(request: HttpRequest, bot: Bot) -> dict:
-    versions, older = _newest_versions(bot)
-    return {
-        "bot": bot,
-        "versions": versions,
-        "older": older,
-        "is_owner": bot.owner_id == request.user.pk,
-        "validating": any(v.status == BotVersion.Status.VALIDATING for v in versions),
-    }
-
-
 def _entries_with_bots() -> Prefetch:
     return Prefetch("entries", queryset=MatchEntry.objects.select_related("version__bot__owner").order_by("index"))
 
 
-def recent_matches(bot: Bot) -> list[Match]:
-    """The bot's RECENT_MATCHES newest matches but its validations, each with its entries."""
-    # The version ids as constants let PostgreSQL walk the entries' match index backwards and stop after a few rows,
-    # even for a bot with tens of thousands of matches (a join to the versions would sort them all).
-    versions = list(bot.versions.values_list("pk", flat=True))
-    newest = (
-        MatchEntry.objects.filter(version_id__in=versions)
-        .exclude(match__kind=Match.Kind.VALIDATION)
-        .order_by("-match_id")
-        .values("match_id")[:RECENT_MATCHES]
-    )
-    return list(Match.objects.filter(pk__in=newest).order_by("-pk").prefetch_related(_entries_with_bots()))
-
-
 @with_bot()
 def bot_page(request: HttpRequest, bot: Bot) -> HttpResponse:
-    context = _versions_context(request, bot)
+    context = bot_pages.page_context(request, bot)
     context["form"] = NewVersionForm() if context["is_owner"] else None
-    context["matches"] = recent_matches(bot)
     return render(request, "arena/bot.html", context)
 
 
 @with_bot()
 def bot_versions(request: HttpRequest, bot: Bot) -> HttpResponse:
     """The versions table alone, polled by the bot page while a version is being validated."""
-    return render(request, "arena/_versions.html", _versions_context(request, bot))
+    return render(request, "arena/_versions.html", bot_pages.versions_context(request, bot))
 
 
 @with_bot()
 def bot_status(request: HttpRequest, bot: Bot) -> JsonResponse:
     is_owner = bot.owner_id == request.user.pk
     versions = []
-    for version in _newest_versions(bot)[0]:
+    for version in bot_pages.newest_versions(bot)[0]:
         row = {"number": version.number, "sha256": version.sha256, "status": version.status}
         if is_owner:
             row.update(failure_reason=version.failure_reason, stderr_tail=version.stderr_tail)
@@ -202,6 +170,7 @@ def bot_status(request: HttpRequest, bot: Bot) -> JsonResponse:
 
 @require_POST
 @login_required
+@throttled("upload", "ARENA_UPLOADS_PER_HOUR", per_user, UPLOADS_REFUSED)
 @with_bot(owner_only=True)
 def new_version(request: HttpRequest, bot: Bot) -> HttpResponse:
     form = NewVersionForm(request.POST, request.FILES)
@@ -213,9 +182,8 @@ def new_version(request: HttpRequest, bot: Bot) -> HttpResponse:
         else:
             messages.success(request, _uploaded(bot, version.number))
             return redirect(bot)
-    context = _versions_context(request, bot)
+    context = bot_pages.page_context(request, bot)
     context["form"] = form
-    context["matches"] = []
     return render(request, "arena/bot.html", context, status=400)
 
 
@@ -327,7 +295,8 @@ def tournament_matches(request: HttpRequest, tournament_id: int) -> HttpResponse
     matches = tournament.matches.order_by("pk")
     for chosen in (bot_id, vs_id):
         if chosen is not None:
-            matches = matches.filter(pk__in=MatchEntry.objects.filter(version__bot_id=chosen).values("match_id"))
+            entries = MatchEntry.objects.filter(match__tournament=tournament, version__bot_id=chosen)
+            matches = matches.filter(pk__in=entries.values("match_id"))
     page = paginate(request, matches.prefetch_related(_entries_with_bots()), TOURNAMENT_MATCHES_PER_PAGE)
     shown = {bot_id, vs_id} - {None}
     named = Bot.objects.filter(pk__in=shown).select_related("owner").order_by("pk") if shown else []

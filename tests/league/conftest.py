@@ -163,14 +163,15 @@ def database_url() -> str:
 
 def start_worker(tmp_path: Path, name: str, beat: bool, **env: str) -> subprocess.Popen:
     """A Celery worker process (two pool processes) on this test database and the configured broker."""
-    environment = dict(
-        os.environ,
-        DATABASE_URL=database_url(),
-        ARENA_LADDER_MAX_PENDING="0",  # only what a test queues is played, so results are steady
-        ARENA_CACHE_DIR=str(tmp_path / f"cache-{name}"),
+    environment = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "ARENA_LADDER_MAX_PENDING": "0",  # only what a test queues is played (unless `env` says otherwise)
+        "ARENA_CACHE_DIR": str(tmp_path / f"cache-{name}"),
         **env,
-    )
-    command = worker_command(2, "--hostname", f"{name}@%h", "--queues", settings.CELERY_TASK_DEFAULT_QUEUE)
+    }
+    queues = ",".join(queue.name for queue in settings.CELERY_TASK_QUEUES)  # matches and validations
+    command = worker_command(2, "--hostname", f"{name}@%h", "--queues", queues)
     if beat:
         command += ["--beat", "--schedule", str(tmp_path / f"beat-{name}")]
     log = open(tmp_path / f"worker-{name}.log", "wb")

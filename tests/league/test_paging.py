@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils.html import strip_tags
 
-from league.arena import views
+from league.arena import bot_pages, views
 from league.arena.models import Game, GameSeat, Match, MatchEntry, Rating, Tournament
 from league.arena.templatetags.pages import page_links
 
@@ -105,24 +105,25 @@ def test_the_tournament_list_is_paged(client, db):
     assert client.get(url, {"page": 3}).status_code == 404
 
 
-def test_a_bot_page_shows_its_newest_matches_only(client, alice, bob, make_version, record_games):
+def test_a_bot_page_shows_its_newest_games_only(client, alice, bob, make_version, record_games):
     mine, theirs = make_version(alice, "alpha"), make_version(bob, "beta")
-    matches = [record_games(mine, theirs, [0]) for _ in range(views.RECENT_MATCHES + 5)]
+    matches = [record_games(mine, theirs, [0]) for _ in range(bot_pages.GAMES_PER_PAGE + 5)]
     record_games(mine, theirs, [0], kind="validation", rated=False)
     page = client.get(reverse("bot", args=[mine.bot.pk])).content.decode()
-    shown = [int(pk) for pk in re.findall(r'<a href="/matches/(\d+)/">', page)]
-    assert shown == [m.pk for m in reversed(matches)][: views.RECENT_MATCHES]
-    assert "alice/alpha v1 vs bob/beta v1" in strip_tags(page)
+    shown = [int(pk) for pk in re.findall(r'<a href="/games/(\d+)/">', page)]
+    newest = [m.played_games.get().pk for m in reversed(matches)]
+    assert shown == newest[: bot_pages.GAMES_PER_PAGE]
+    assert "won: the opponent was stuck" in page and "bob/beta" in strip_tags(page)
 
 
 def test_a_bot_page_shows_its_newest_versions_and_counts_the_rest(client, alice, make_version):
-    for _ in range(views.VERSIONS_SHOWN + 3):
+    for _ in range(bot_pages.VERSIONS_SHOWN + 3):
         version = make_version(alice, "prolific")
     page = client.get(reverse("bot", args=[version.bot.pk])).content.decode()
-    assert f"<td>v{views.VERSIONS_SHOWN + 3}</td>" in page and "<td>v4</td>" in page and "<td>v3</td>" not in page
+    assert f"<td>v{bot_pages.VERSIONS_SHOWN + 3}</td>" in page and "<td>v4</td>" in page and "<td>v3</td>" not in page
     assert "and 3 older versions, not shown." in page
     status = client.get(reverse("bot-status", args=[version.bot.pk])).json()
-    assert [v["number"] for v in status["versions"]] == list(range(views.VERSIONS_SHOWN + 3, 3, -1))
+    assert [v["number"] for v in status["versions"]] == list(range(bot_pages.VERSIONS_SHOWN + 3, 3, -1))
 
 
 def test_my_bots_are_paged_with_each_newest_version(client, alice, make_version):

@@ -9,10 +9,10 @@ from django.db import connection, connections
 from django.utils import timezone
 
 from league.arena import matches, results
-from league.arena.models import Match, MatchEntry, PairResult, Tournament
+from league.arena.models import Match, MatchEntry, PairResult, SeatResult, Tournament
 
 
-def aggregates() -> tuple[list, list]:
+def aggregates() -> tuple[list, list, list]:
     entries = sorted(
         MatchEntry.objects.values_list("match_id", "version_id", "games", "wins", "losses", "draws", "points")
     )
@@ -21,7 +21,8 @@ def aggregates() -> tuple[list, list]:
             "game", "first_id", "second_id", "first_wins", "second_wins", "draws", "last_played"
         )
     )
-    return entries, pairs
+    seats = sorted(SeatResult.objects.values_list("version_id", "seat", "games", "wins", "losses", "draws"))
+    return entries, pairs, seats
 
 
 def test_storing_games_keeps_entry_and_pair_counts(alice, bob, make_version, record_games):
@@ -49,10 +50,13 @@ def test_rebuild_reproduces_the_aggregates_exactly(alice, bob, make_version, rec
     record_games(c, b, [None, None, 1])
     kept = aggregates()
     assert len(kept[1]) == 3
+    assert len(kept[2]) == 6  # three versions, two seats each; the validation games are not counted
     # Scramble: wrong counts, a missing pair, a made-up pair.
     MatchEntry.objects.update(wins=7, points=0.5)
     PairResult.objects.filter(first=a, second=b).delete()
     PairResult.objects.filter(first=b).update(draws=99, last_played=timezone.now())
+    SeatResult.objects.filter(version=a, seat=0).update(wins=42)
+    SeatResult.objects.filter(version=c, seat=1).delete()
     assert aggregates() != kept
     call_command("rebuild_results", "--no-refit", stdout=open("/dev/null", "w"))
     assert aggregates() == kept

@@ -199,7 +199,7 @@ def test_a_version_that_failed_for_a_server_reason_can_be_validated_again(
     version.refresh_from_db()
     assert (version.status, version.failure_reason) == ("validating", "")
     newest = Match.objects.filter(kind="validation").order_by("-pk").first()
-    assert newest.status == "queued" and sent == [("play_match", (newest.pk,))]
+    assert newest.status == "queued" and sent == [("play_validation", (newest.pk,))]
     assert Match.objects.filter(kind="validation").count() == 2
     del page  # the button is in _versions.html (engineer W12b): see test_the_actions_render
 

@@ -28,7 +28,7 @@ def fill_active_versions(apps, schema_editor):
 
 
 def fill_results(apps, schema_editor):
-    results.rebuild(apps)
+    results.rebuild(apps, seats=False)  # SeatResult comes with 0005
 
 
 class Migration(migrations.Migration):

@@ -4,15 +4,16 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('arena', '0003_matchentry_version_index'),
+        ("arena", "0003_matchentry_version_index"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='botversion',
-            name='pruned_at',
-            field=models.DateTimeField(blank=True, help_text='Its upload was deleted by its owner; its games and hash stay.', null=True),
+            model_name="botversion",
+            name="pruned_at",
+            field=models.DateTimeField(
+                blank=True, help_text="Its upload was deleted by its owner; its games and hash stay.", null=True
+            ),
         ),
     ]

@@ -1,7 +1,8 @@
 """`python manage.py rebuild_results`: recompute the result aggregates from the stored games, then refit.
 
-The aggregates (per-entry results on match entries, per-pair rated results) are kept as games are stored; this
-rebuilds them from scratch, e.g. after games were loaded in bulk or the aggregates were damaged.
+The aggregates (per-entry results on match entries, per-pair rated results, per-version results by seat) are
+kept as games are stored; this rebuilds them from scratch, e.g. after games were loaded in bulk or the
+aggregates were damaged.
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ from league.arena.models import COMPETITIVE_GAMES
 
 
 class Command(BaseCommand):
-    help = "Recompute match-entry and per-pair results from the stored games, then refit the ratings."
+    help = "Recompute match-entry, per-pair and per-seat results from the stored games, then refit the ratings."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--no-refit", action="store_true", help="leave the ratings as they are")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        entries, pairs = results.rebuild()
-        self.stdout.write(f"rebuilt results of {entries} match entries and {pairs} pairs of versions")
+        entries, pairs, seats = results.rebuild()
+        self.stdout.write(
+            f"rebuilt results of {entries} match entries, {pairs} pairs of versions and {seats} version seats"
+        )
         if options["no_refit"]:
             return
         for game in sorted(COMPETITIVE_GAMES):

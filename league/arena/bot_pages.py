@@ -1,0 +1,538 @@
+"""A bot's page: its rating and rank, rating history chart, recent games, head-to-head record, win rate by seat,
+and for its owner the validation games of its versions.
+
+Every part reads aggregates or walks an index for one page of rows, so the page runs the same queries for a bot
+with three games as for one with hundreds of thousands (tests/league/test_query_counts.py).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from urllib.parse import urlencode
+
+from django.db import connection
+from django.db.models import Count, OuterRef, Prefetch, Subquery
+from django.db.models.functions import Coalesce
+from django.http import Http404, HttpRequest
+from django.template.loader import render_to_string
+
+from league.arena import caching
+from league.arena.models import (
+    FORFEITS,
+    Bot,
+    BotVersion,
+    Game,
+    GameSeat,
+    Match,
+    PairResult,
+    Rating,
+    RatingPoint,
+    SeatResult,
+)
+
+VERSIONS_SHOWN = 50
+HISTORY_POINTS = 300
+GAMES_PER_PAGE = 25
+GAME_PAGES = 40  # the newest 1,000 games are paged; older ones stay in the matches and the API
+OPPONENTS_PER_PAGE = 25
+VALIDATED_VERSIONS = 10  # the owner sees the validation games of this many newest versions
+
+FORFEIT_WORDS = {
+    "illegal-turn": "made an illegal turn",
+    "command-broken": "broke a command",
+    "timeout": "ran out of time",
+    "crash": "crashed",
+    "protocol-error": "broke the protocol",
+    "resource-limit": "hit a resource limit",
+}
+
+
+# --- Parameters -------------------------------------------------------------------------------------------------
+
+
+def page_param(request: HttpRequest, name: str, last: int | None = None) -> int:
+    """The ?name= page number (1 when absent); anything but a whole number from 1 (to `last`) is a 404."""
+    raw = request.GET.get(name, "1")
+    try:
+        number = int(raw)
+    except ValueError:
+        raise Http404(f"{name}={raw[:20]!r} is not a page number") from None
+    if number < 1 or (last is not None and number > last):
+        raise Http404(f"{name}={number} is not a page shown here")
+    return number
+
+
+def link(request: HttpRequest, anchor: str, **changes: int | None) -> str:
+    """This page's query string with some parameters changed (None or page 1 drops one), and an anchor."""
+    params = dict(request.GET.items())
+    for key, value in changes.items():
+        if value is None or value == 1:
+            params.pop(key, None)
+        else:
+            params[key] = str(value)
+    return ("?" + urlencode(params) if params else request.path) + f"#{anchor}"
+
+
+# --- Versions and their validation games ------------------------------------------------------------------------
+
+
+@dataclass
+class ValidationGame:
+    game: Game
+    version: BotVersion
+    seat: int
+    words: str
+    failed_here: bool
+
+    @property
+    def what(self) -> str:
+        """What the bot did wrong, in words ("crashed"), for a game it forfeited."""
+        return FORFEIT_WORDS.get(self.game.termination, self.game.termination)
+
+
+@dataclass
+class Failure:
+    version: BotVersion
+    game: ValidationGame | None
+    of: int  # how many games its validation had
+
+
+def _validation_games(versions: list[BotVersion]) -> list[ValidationGame]:
+    by_id = {version.pk: version for version in versions}
+    games = (
+        Game.objects.filter(match__kind=Match.Kind.VALIDATION, match__entries__index=0)
+        .filter(match__entries__version_id__in=list(by_id))
+        .defer("log_zlib")
+        .prefetch_related(Prefetch("seats", queryset=GameSeat.objects.select_related("version__bot__owner")))
+        .order_by("-match_id", "index")
+    )
+    shown = []
+    for game in games:
+        seats = list(game.seats.all())
+        mine = [seat for seat in seats if seat.version_id in by_id]
+        if not mine:
+            continue
+        seat = mine[0].seat
+        others = [s.version.bot.full_name for s in seats if s.seat != seat]
+        words = result_in_words(game, seat, others[0] if others else "its opponent")
+        failed = game.termination in FORFEITS and game.fault_seat == seat
+        shown.append(ValidationGame(game, by_id[mine[0].version_id], seat, words, failed))
+    return shown
+
+
+def _failures(versions: list[BotVersion], validation: list[ValidationGame]) -> list[Failure]:
+    games_of: dict[int, list[ValidationGame]] = defaultdict(list)
+    for row in validation:
+        games_of[row.version.pk].append(row)
+    failures = []
+    for version in versions:
+        if version.status != BotVersion.Status.FAILED:
+            continue
+        played = games_of.get(version.pk, [])
+        failing = next((row for row in played if row.failed_here), None)
+        failures.append(Failure(version, failing, len(played)))
+    return failures
+
+
+def newest_versions(bot: Bot) -> tuple[list[BotVersion], int]:
+    """The bot's newest VERSIONS_SHOWN versions, and how many older ones are not shown."""
+    versions = list(bot.versions.order_by("-number")[: VERSIONS_SHOWN + 1])
+    if len(versions) <= VERSIONS_SHOWN:
+        return versions, 0
+    return versions[:VERSIONS_SHOWN], bot.versions.count() - VERSIONS_SHOWN
+
+
+def versions_context(request: HttpRequest, bot: Bot) -> dict:
+    """The versions table (polled while a version is validated) and, for the owner and staff, the validations."""
+    versions, older = newest_versions(bot)
+    is_owner = bot.owner_id == request.user.pk
+    sees_private = is_owner or request.user.is_staff
+    validation = _validation_games(versions[:VALIDATED_VERSIONS]) if sees_private else []
+    return {
+        "bot": bot,
+        "versions": versions,
+        "older": older,
+        "is_owner": is_owner,
+        "sees_private": sees_private,
+        "validating": any(v.status == BotVersion.Status.VALIDATING for v in versions),
+        "validation_games": validation,
+        "failures": _failures(versions[:VALIDATED_VERSIONS], validation) if sees_private else [],
+    }
+
+
+# --- Rating, rank, history --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Standing:
+    version: BotVersion
+    rating: Rating | None
+    rank: int | None
+    ladder_size: int | None = None
+
+
+def standing(bot: Bot) -> Standing | None:
+    """The active version's rating and its rank: 1 + the rated ladder versions with a higher Elo (one query)."""
+    if bot.active_version_id is None:
+        return None
+    higher = (
+        Rating.objects.filter(game=bot.game, elo__gt=OuterRef("elo"), version__active_for__isnull=False)
+        .order_by()
+        .values("game")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    rating = (
+        Rating.objects.filter(version_id=bot.active_version_id)
+        .annotate(higher=Coalesce(Subquery(higher), 0))
+        .select_related("version")
+        .first()
+    )
+    if rating is None:
+        return Standing(bot.active_version, None, None)
+    return Standing(rating.version, rating, rating.higher + 1)
+
+
+@dataclass
+class Chart:
+    """The rating history drawn as an inline SVG: every coordinate computed here, the template only prints them."""
+
+    points: list[dict]
+    line: str
+    band: str
+    marks: list[dict]
+    ticks: list[dict]
+    first: datetime
+    last: datetime
+    width: int = 600
+    height: int = 250
+    left: int = 56
+    right: int = 12
+    top: int = 20
+    bottom: int = 30
+    summary: str = ""
+    end: dict = field(default_factory=dict)
+
+    @property
+    def plot_right(self) -> int:
+        return self.width - self.right
+
+    @property
+    def plot_bottom(self) -> int:
+        return self.height - self.bottom
+
+
+def history(numbers: dict[int, int]) -> Chart | None:
+    """The bot's newest HISTORY_POINTS refits, one point each: its newest rated version at that refit."""
+    newest = RatingPoint.objects.filter(version_id__in=list(numbers)).order_by("-fitted_at", "-pk")
+    per_refit: dict[datetime, RatingPoint] = {}
+    for point in newest[:HISTORY_POINTS]:
+        kept = per_refit.get(point.fitted_at)
+        if kept is None or numbers[point.version_id] > numbers[kept.version_id]:
+            per_refit[point.fitted_at] = point
+    points = sorted(per_refit.values(), key=lambda point: point.fitted_at)
+    if not points:
+        return None
+    return draw(points, numbers)
+
+
+def _nice_ticks(low: float, high: float) -> list[float]:
+    span = max(high - low, 1.0)
+    step = next(s for s in (10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000) if span / s <= 5)
+    first = (low // step + 1) * step
+    return [first + k * step for k in range(int((high - first) // step) + 1)]
+
+
+def draw(points: list[RatingPoint], numbers: dict[int, int]) -> Chart:
+    chart = Chart(points=[], line="", band="", marks=[], ticks=[], first=points[0].fitted_at, last=points[-1].fitted_at)
+    low = min(point.low for point in points)
+    high = max(point.high for point in points)
+    pad = max((high - low) * 0.05, 5.0)
+    low, high = low - pad, high + pad
+    plot_w = chart.width - chart.left - chart.right
+    plot_h = chart.height - chart.top - chart.bottom
+
+    def x(k: int) -> float:
+        return round(chart.left + (plot_w * k / (len(points) - 1) if len(points) > 1 else plot_w / 2), 1)
+
+    def y(elo: float) -> float:
+        return round(chart.top + plot_h * (high - elo) / (high - low), 1)
+
+    previous = None
+    for k, point in enumerate(points):
+        number = numbers[point.version_id]
+        row = {"x": x(k), "y": y(point.elo), "point": point, "label": f"v{number}", "changed": number != previous}
+        chart.points.append(row)
+        if previous is not None and number != previous:
+            chart.marks.append({"x": row["x"], "label": row["label"]})
+        previous = number
+    chart.line = " ".join(f"{row['x']},{row['y']}" for row in chart.points)
+    if len(points) == 1:  # a lone point's interval: a narrow bar rather than a band of no width
+        middle, (point,) = x(0), points
+        corners = [(middle - 4, point.high), (middle + 4, point.high), (middle + 4, point.low), (middle - 4, point.low)]
+        chart.band = " ".join(f"{left},{y(elo)}" for left, elo in corners)
+    else:
+        upper = [f"{x(k)},{y(point.high)}" for k, point in enumerate(points)]
+        lower = [f"{x(k)},{y(point.low)}" for k, point in reversed(list(enumerate(points)))]
+        chart.band = " ".join(upper + lower)
+    chart.ticks = [{"y": y(value), "label": f"{value:.0f}"} for value in _nice_ticks(low, high)]
+    chart.end = chart.points[-1]
+    start, end = points[0], points[-1]
+    chart.summary = (
+        f"{len(points)} refit{'s' if len(points) != 1 else ''} from {start.fitted_at:%Y-%m-%d %H:%M} "
+        f"to {end.fitted_at:%Y-%m-%d %H:%M} UTC: Elo {start.elo:.0f} ({chart.points[0]['label']}) "
+        f"to {end.elo:.0f} ({chart.end['label']})"
+        + (f", new versions from {', '.join(mark['label'] for mark in chart.marks)}" if chart.marks else "")
+    )
+    return chart
+
+
+# --- Games ------------------------------------------------------------------------------------------------------
+
+
+def result_in_words(game: Game, seat: int, opponent: str) -> str:
+    """The game's result for the bot in `seat`, and how it came about, naming the opponent."""
+    if game.winner_seat is None:
+        return "draw"
+    won = game.winner_seat == seat
+    if game.termination in FORFEITS:
+        what = FORFEIT_WORDS.get(game.termination, game.termination)
+        return f"won: {opponent} {what}" if won else f"lost: {what}"
+    if game.termination == "stuck":
+        return f"won: {opponent} was stuck" if won else "lost: was stuck"
+    if game.termination == "all-cards-played":
+        return "won: played all its cards" if won else f"lost: {opponent} played all its cards"
+    return f"{'won' if won else 'lost'} ({game.termination})"
+
+
+def _newest_game_ids(played: list[int], opponents: list[int] | None, limit: int, offset: int) -> list[int]:
+    """Ids of the versions' newest games but validations, `limit` from `offset`, newest first.
+
+    One branch per version, each walking that version's (version, game) index backwards and stopping after
+    offset + limit rows, so the cost follows the page, not the bot's history; a join over all the versions at
+    once would sort every game they played.
+    """
+    seat = GameSeat._meta.db_table
+    game = Game._meta.db_table
+    match = Match._meta.db_table
+    against = ""
+    against_params: list[int] = []
+    if opponents is not None:
+        marks = ", ".join(["%s"] * len(opponents))
+        against = (
+            f" AND EXISTS (SELECT 1 FROM {seat} o WHERE o.game_id = s.game_id AND o.seat <> s.seat"
+            f" AND o.version_id IN ({marks}))"
+        )
+        against_params = list(opponents)
+    branch = (
+        f"SELECT game_id FROM (SELECT s.game_id FROM {seat} s JOIN {game} g ON g.id = s.game_id "
+        f"JOIN {match} m ON m.id = g.match_id WHERE s.version_id = %s AND m.kind <> %s{against} "
+        f"ORDER BY s.game_id DESC LIMIT %s) AS v{{k}}"
+    )
+    sql = " UNION ALL ".join(branch.format(k=k) for k in range(len(played)))
+    sql += " ORDER BY game_id DESC LIMIT %s OFFSET %s"
+    params: list = []
+    for version in played:
+        params += [version, Match.Kind.VALIDATION, *against_params, offset + limit]
+    params += [limit, offset]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [row[0] for row in cursor.fetchall()]
+
+
+@dataclass
+class GameRow:
+    game: Game
+    version: BotVersion
+    seat: int
+    opponent: Bot | None
+    words: str
+
+    @property
+    def outcome(self) -> str:
+        return self.words.split(":")[0].split(" (")[0]
+
+
+@dataclass
+class GamesPage:
+    rows: list[GameRow]
+    number: int
+    has_next: bool
+    versus: Bot | None = None
+
+
+def recent_games(bot: Bot, played: list[int], number: int, versus: Bot | None) -> GamesPage:
+    opponents = None
+    if versus is not None:
+        opponents = list(versus.versions.values_list("pk", flat=True))
+    if not played or opponents == []:
+        return GamesPage([], number, False, versus)
+    offset = (number - 1) * GAMES_PER_PAGE
+    ids = _newest_game_ids(played, opponents, GAMES_PER_PAGE + 1, offset)
+    has_next = len(ids) > GAMES_PER_PAGE and number < GAME_PAGES
+    ids = ids[:GAMES_PER_PAGE]
+    # One query: every seat of the page's games, with its game, match and bot.
+    seated: dict[int, list[GameSeat]] = defaultdict(list)
+    seats = GameSeat.objects.filter(game_id__in=ids).select_related("game__match", "version__bot__owner")
+    for seat in seats.defer("game__log_zlib", "game__detail").order_by("-game_id", "seat"):
+        seated[seat.game_id].append(seat)
+    rows = []
+    for game_seats in seated.values():
+        mine = next(s for s in game_seats if s.version.bot_id == bot.pk)
+        other = next((s for s in game_seats if s.seat != mine.seat), None)
+        opponent = other.version.bot if other else None
+        # The opponent is named (and linked) in its own column.
+        words = result_in_words(mine.game, mine.seat, "the opponent")
+        rows.append(GameRow(mine.game, mine.version, mine.seat, opponent, words))
+    return GamesPage(rows, number, has_next, versus)
+
+
+# --- Head to head and seats -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Opponent:
+    bot: Bot
+    wins: int
+    losses: int
+    draws: int
+    last_played: datetime
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    @property
+    def score_percent(self) -> float:
+        return 100.0 * (self.wins + self.draws / 2) / self.games if self.games else 0.0
+
+
+@dataclass
+class OpponentsPage:
+    rows: list[Opponent]
+    number: int
+    num_pages: int
+    count: int
+
+
+def head_to_head(bot: Bot, mine: list[int], number: int) -> OpponentsPage:
+    """Rated results against every other bot, from the pair counts, most games first (one query a page)."""
+    if not mine:
+        return OpponentsPage([], 1, 1, 0)
+    pair, version = PairResult._meta.db_table, BotVersion._meta.db_table
+    marks = ", ".join(["%s"] * len(mine))
+    sql = (
+        "SELECT opponent, SUM(w), SUM(l), SUM(d), MAX(last), COUNT(*) OVER () FROM ("
+        f"SELECT v.bot_id AS opponent, p.first_wins AS w, p.second_wins AS l, p.draws AS d, p.last_played AS last "
+        f"FROM {pair} p JOIN {version} v ON v.id = p.second_id WHERE p.first_id IN ({marks}) AND v.bot_id <> %s "
+        "UNION ALL "
+        f"SELECT v.bot_id, p.second_wins, p.first_wins, p.draws, p.last_played "
+        f"FROM {pair} p JOIN {version} v ON v.id = p.first_id WHERE p.second_id IN ({marks}) AND v.bot_id <> %s"
+        ") AS t GROUP BY opponent ORDER BY SUM(w) + SUM(l) + SUM(d) DESC, opponent LIMIT %s OFFSET %s"
+    )
+    params = [*mine, bot.pk, *mine, bot.pk, OPPONENTS_PER_PAGE, (number - 1) * OPPONENTS_PER_PAGE]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    if not found:
+        if number > 1:
+            raise Http404(f"opponents={number} is past the last page")
+        return OpponentsPage([], 1, 1, 0)
+    count = found[0][5]
+    bots = Bot.objects.select_related("owner").in_bulk([row[0] for row in found])
+    rows = [Opponent(bots[row[0]], int(row[1]), int(row[2]), int(row[3]), row[4]) for row in found]
+    return OpponentsPage(rows, number, -(-count // OPPONENTS_PER_PAGE), count)
+
+
+@dataclass
+class SeatRecord:
+    seat: int
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+    @property
+    def win_percent(self) -> float | None:
+        return 100.0 * self.wins / self.games if self.games else None
+
+
+def seat_records(bot: Bot) -> tuple[list[SeatRecord], list[int]]:
+    """The bot's results by seat over all its versions, and the versions that played any game (one query)."""
+    records = {0: SeatRecord(0), 1: SeatRecord(1)}
+    played = set()
+    for row in SeatResult.objects.filter(version__bot=bot).order_by():
+        record = records.setdefault(row.seat, SeatRecord(row.seat))
+        record.games += row.games
+        record.wins += row.wins
+        record.losses += row.losses
+        record.draws += row.draws
+        if row.games:
+            played.add(row.version_id)
+    return [records[seat] for seat in sorted(records)], sorted(played)
+
+
+# --- The page ---------------------------------------------------------------------------------------------------
+
+
+def _versus(request: HttpRequest) -> Bot | None:
+    raw = request.GET.get("vs")
+    if raw is None:
+        return None
+    try:
+        return Bot.objects.select_related("owner").get(pk=int(raw))
+    except (ValueError, Bot.DoesNotExist):
+        raise Http404(f"vs={raw[:20]!r} is no bot") from None
+
+
+def _opponents_links(opponents: OpponentsPage) -> dict:
+    links = {}
+    if opponents.number > 1:
+        previous = opponents.number - 1
+        links["previous_opponents"] = (f"?opponents={previous}" if previous > 1 else "?") + "#opponents"
+    if opponents.number < opponents.num_pages:
+        links["next_opponents"] = f"?opponents={opponents.number + 1}#opponents"
+    return links
+
+
+def page_context(request: HttpRequest, bot: Bot) -> dict:
+    """Everything bot.html shows, each part bounded by a page whatever the bot's history.
+
+    The rating, its history and the head-to-head record change only when a refit stores ratings (rated games
+    are counted in the pairs just before their refit), so they are cached until the leaderboard changes.
+    """
+    context = versions_context(request, bot)
+    numbers: dict[int, int] = {}
+
+    def version_numbers() -> dict[int, int]:
+        if not numbers:
+            numbers.update(bot.versions.values_list("pk", "number"))
+        return numbers
+
+    def rating_part() -> str:
+        part = {"bot": bot, "standing": standing(bot), "chart": history(version_numbers())}
+        return render_to_string("arena/_bot_rating.html", part)
+
+    opponents_number = page_param(request, "opponents")
+
+    def opponents_part() -> str:
+        opponents = head_to_head(bot, list(version_numbers()), opponents_number)
+        return render_to_string("arena/_head_to_head.html", {"opponents": opponents, **_opponents_links(opponents)})
+
+    scope = caching.leaderboard_scope(bot.game)
+    seats, played = seat_records(bot)
+    games_number = page_param(request, "games", GAME_PAGES)
+    versus = _versus(request)
+    games = recent_games(bot, played, games_number, versus)
+    context.update(
+        rating=caching.fragment(f"bot-rating:{bot.pk}", scope, rating_part),
+        opponents=caching.fragment(f"bot-opponents:{bot.pk}:{opponents_number}", scope, opponents_part),
+        seats=seats,
+        games=games,
+        newer_games=link(request, "games", games=games_number - 1) if games_number > 1 else None,
+        older_games=link(request, "games", games=games_number + 1) if games.has_next else None,
+        all_games=link(request, "games", vs=None, games=None) if versus else None,
+    )
+    return context

@@ -1,0 +1,309 @@
+"""The bot page: rating and rank, rating history, recent games, head to head, seats, and the owner's validations."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import strip_tags
+
+from league.arena import bot_pages, history, refits
+from league.arena.models import Game, Rating, RatingFit, RatingPoint, SeatResult
+
+
+def page(client, bot, **params) -> str:
+    response = client.get(reverse("bot", args=[bot.pk]), params)
+    assert response.status_code == 200, response.status_code
+    return response.content.decode()
+
+
+# --- Rating history ---------------------------------------------------------------------------------------------
+
+
+def test_a_refit_adds_a_point_only_for_versions_whose_rating_moved(alice, bob, make_version, record_games):
+    a, b, c, d = (make_version(owner, name) for owner, name in ((alice, "a"), (bob, "b"), (alice, "c"), (bob, "d")))
+    record_games(a, b, [0, 1, 0])
+    record_games(c, d, [0, 0, 1])
+    refits.refit("face-to-face")
+    assert RatingPoint.objects.count() == 4
+    first = RatingFit.objects.get().fitted_at
+    assert set(RatingPoint.objects.values_list("fitted_at", flat=True)) == {first}
+    for point in RatingPoint.objects.all():
+        rating = Rating.objects.get(version_id=point.version_id)
+        assert (point.elo, point.low, point.high, point.games) == (rating.elo, rating.low, rating.high, rating.games)
+
+    refits.refit("face-to-face")  # nothing new: no point
+    assert RatingPoint.objects.count() == 4
+
+    record_games(a, b, [0, 0])  # only a and b played: c and d (another component) did not move
+    refits.refit("face-to-face")
+    second = RatingFit.objects.get().fitted_at
+    moved = RatingPoint.objects.filter(fitted_at=second).values_list("version_id", flat=True)
+    assert sorted(moved) == sorted([a.pk, b.pk])
+
+
+def test_a_small_drift_is_recorded_once_it_adds_up(alice, bob, make_version):
+    version = make_version(alice, "a")
+    from league.ratings import Rating as Fitted
+
+    def fitted(elo: float, games: int = 10) -> dict:
+        return {version.pk: Fitted(elo=elo, low=elo - 50, high=elo + 50, games=games, wins=5, losses=5, draws=0)}
+
+    RatingPoint.objects.bulk_create(history.new_points("face-to-face", fitted(1500.0), timezone.now()))
+    Rating.objects.create(version=version, game="face-to-face", elo=1500, low=1450, high=1550, games=10)
+    assert history.new_points("face-to-face", fitted(1500.3), timezone.now()) == []
+    assert len(history.new_points("face-to-face", fitted(1500.6), timezone.now())) == 1
+    assert len(history.new_points("face-to-face", fitted(1500.0, games=11), timezone.now())) == 1
+
+
+def test_a_refit_that_lost_its_claim_adds_no_points(alice, bob, make_version, record_games, sent):
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0, 1, 0])
+    refits.request("face-to-face")
+    token = refits.claim("face-to-face")
+    RatingFit.objects.update(claim_token=None)  # another refit took over
+    counts, last = refits.pair_counts("face-to-face")
+    assert refits.store("face-to-face", token, counts, refits.fit(counts, {}), last) is False
+    assert not RatingPoint.objects.exists() and not Rating.objects.exists()
+
+
+# --- Seats ------------------------------------------------------------------------------------------------------
+
+
+def test_results_by_seat_are_kept_as_games_are_stored(alice, bob, make_version, record_games):
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0, 0, 1, None])  # a in seat 0: won 2, lost 1, drew 1
+    record_games(b, a, [0, 1])  # a in seat 1: lost 1, won 1
+    record_games(a, b, [1, 1], kind="validation", rated=False)  # not counted
+    record_games(a, b, [0], kind="exhibition", rated=False)  # counted: a competitive game
+    rows = SeatResult.objects.filter(version=a).order_by("seat").values_list("seat", "games", "wins", "losses", "draws")
+    assert list(rows) == [(0, 5, 3, 1, 1), (1, 2, 1, 1, 0)]
+    text = page(client_for(None), a.bot)
+    seats = re.search(r'<table class="seats">.*?</table>', text, re.S).group(0)
+    assert re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", seats)).split("Win rate")[1].split() == (
+        "Seat 0 5 3 1 1 60.0 % Seat 1 2 1 1 0 50.0 %".split()
+    )
+
+
+def client_for(user):
+    from django.test import Client
+
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+# --- The page ---------------------------------------------------------------------------------------------------
+
+
+def test_the_page_shows_rating_interval_rank_and_a_chart_with_version_changes(
+    client, alice, bob, make_version, record_games
+):
+    others = [make_version(bob, f"o{k}") for k in range(3)]
+    first = make_version(alice, "mine")
+    for opponent in others:
+        record_games(first, opponent, [0, 0, 0, 1])
+    refits.refit("face-to-face")
+    second = make_version(alice, "mine")  # v2 becomes the active version
+    for opponent in others:
+        record_games(second, opponent, [1, 1, 1, 0])
+        refits.refit("face-to-face")
+    rating = Rating.objects.get(version=second)
+    higher = Rating.objects.filter(elo__gt=rating.elo, version__active_for__isnull=False).count()
+    text = page(client, first.bot)
+    assert f"{rating.elo:.0f}</strong> Elo" in text
+    assert f"95 % interval {rating.low:.0f}–{rating.high:.0f}" in text
+    assert f"Rank <strong>{higher + 1}</strong>" in text and "with v2" in text
+    svg = re.search(r"<svg.*?</svg>", text, re.S).group(0)
+    points = re.search(r'<polyline class="line"[^>]*points="([^"]+)"', svg).group(1).split()
+    refit_times = RatingPoint.objects.filter(version__bot=first.bot).values("fitted_at").distinct().count()
+    assert len(points) == refit_times == 4
+    assert svg.count('class="version-mark"') == 1 and ">v2</text>" in svg
+    assert '<title id="chart-title">' in svg and '<desc id="chart-desc">4 refits from' in svg
+    table = re.search(r"<details>.*?</details>", text, re.S).group(0)
+    assert table.count("<tr>") == 1 + 4 and f'<td>v2</td><td class="num">{rating.elo:.0f}</td>' in table
+
+
+def test_recent_games_are_paged_in_words_and_bounded(client, alice, bob, make_version, record_games, monkeypatch):
+    monkeypatch.setattr(bot_pages, "GAMES_PER_PAGE", 3)
+    mine, theirs = make_version(alice, "mine"), make_version(bob, "theirs")
+    record_games(mine, theirs, [0, 1, None, 0, 0, 1, 0])
+    newest = list(Game.objects.order_by("-pk").values_list("pk", flat=True))
+    first = page(client, mine.bot)
+    assert re.findall(r'href="/games/(\d+)/">Replay', first) == [str(pk) for pk in newest[:3]]
+    assert "won: the opponent was stuck" in first and "lost: was stuck" in first
+    table = re.search(r'<table class="games">.*?</table>', first, re.S).group(0)
+    assert table.count(f'<a href="/users/bob/">bob</a>/<a href="/bots/{theirs.bot.pk}/">theirs</a>') == 3
+    assert 'href="?games=2#games" rel="next"' in first
+    third = page(client, mine.bot, games=3)
+    assert re.findall(r'href="/games/(\d+)/">Replay', third) == [str(newest[6])]
+    assert 'href="?games=2#games" rel="prev"' in third and "Older games ›</span>" in third
+    assert "draw" in page(client, mine.bot, games=2)
+    for bad in ("0", "x", str(bot_pages.GAME_PAGES + 1)):
+        assert client.get(reverse("bot", args=[mine.bot.pk]), {"games": bad}).status_code == 404
+
+
+def test_head_to_head_counts_every_opponent_and_links_to_their_games(
+    client, alice, bob, make_version, record_games, monkeypatch
+):
+    monkeypatch.setattr(bot_pages, "OPPONENTS_PER_PAGE", 2)
+    mine = make_version(alice, "mine")
+    rivals = [make_version(bob, f"rival{k}") for k in range(3)]
+    record_games(mine, rivals[0], [0, 0, 1, None, 0])  # 3 won, 1 lost, 1 drawn
+    record_games(rivals[0], make_version(alice, "mine"), [0])  # v2, seat 1: lost
+    record_games(mine, rivals[1], [1, 1])
+    record_games(mine, rivals[2], [0])
+    record_games(mine, rivals[2], [0], rated=False, kind="exhibition")  # unrated: not in the record
+    text = page(client, mine.bot)
+    block = re.search(r'<h2 id="opponents">.*?</table>', text, re.S).group(0)
+    cells = [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", block, re.S)]
+    assert cells[:6] == ["bob/rival0", "3", "2", "1", "58 %", "6 games"]
+    assert cells[7:13] == ["bob/rival1", "0", "2", "0", "0 %", "2 games"]
+    assert "against 3 opponents" in block and 'href="?opponents=2#opponents" rel="next"' in text
+    assert "bob/rival2" in strip_tags(page(client, mine.bot, opponents=2))
+    assert client.get(reverse("bot", args=[mine.bot.pk]), {"opponents": 3}).status_code == 404
+
+    assert f'href="?vs={rivals[0].bot.pk}#games"' in text
+    versus = page(client, mine.bot, vs=rivals[2].bot.pk)
+    shown = re.findall(r'href="/games/(\d+)/">Replay', versus)
+    against = Game.objects.filter(seats__version=rivals[2]).order_by("-pk").values_list("pk", flat=True)
+    assert shown == [str(pk) for pk in against] and len(shown) == 2
+    assert "Games against bob/rival2" in versus and "Show games against everyone" in versus
+    assert client.get(reverse("bot", args=[mine.bot.pk]), {"vs": "nobody"}).status_code == 404
+
+
+def test_the_owner_name_links_to_the_profile(client, alice, make_version):
+    version = make_version(alice, "mine")
+    assert f'<a href="/users/alice/">alice</a>/<a href="/bots/{version.bot.pk}/">mine</a>' in page(client, version.bot)
+
+
+def test_only_the_owner_and_staff_see_the_validation_games_and_the_failure(
+    client, alice, bob, django_user_model, make_version, record_games
+):
+    from league.arena import results
+    from league.arena.models import Match
+
+    passed = make_version(alice, "mine")
+    opponent = make_version(bob, "house-like")
+    record_games(passed, opponent, [0, 1], kind="validation", rated=False)
+    failed = make_version(alice, "mine", status="failed")
+    failed.failure_reason = "game 2: crash: KeyError: 'no such pile'"
+    failed.stderr_tail = "Traceback (most recent call last):\nKeyError: 'no such pile'"
+    failed.save()
+    from django.db import transaction
+
+    import games
+    from bots.match import GameResult
+
+    with transaction.atomic():
+        match = Match.objects.create_with_entries(
+            [failed, opponent], kind="validation", game="face-to-face", games=2, seed="v", rated=False, status="done"
+        )
+        crash = games.Outcome(games.Termination.CRASH, winner=1, seat=0, detail="KeyError: 'no such pile'")
+        played = [
+            GameResult(index=0, deal=0, log={"seed": "a", "turns": []}, outcome=games.Outcome(
+                games.Termination.STUCK, winner=0, seat=1), seat_bots=[0, 1]),
+            GameResult(index=1, deal=1, log={"seed": "b", "turns": []}, outcome=crash, seat_bots=[0, 1]),
+        ]  # fmt: skip
+        results.save_games(match, [failed, opponent], played, {}, timezone.now())
+    crashed = match.played_games.get(index=1)
+
+    mine = page(client_for(alice), passed.bot)
+    block = re.search(r'<div class="card failure".*?</div>', mine, re.S).group(0)
+    assert f'<a href="/games/{crashed.pk}/">game 2 of 2</a>' in block
+    assert "it crashed (crash)" in block and "KeyError: &#x27;no such pile&#x27;" in block
+    assert "Traceback (most recent call last)" in block
+    validation = re.search(r'<table class="validation">.*?</table>', mine, re.S).group(0)
+    assert validation.count("Replay game") == 4 and validation.count("failed here") == 1
+    staff = django_user_model.objects.create_user("staff", password="x", is_staff=True)
+    assert "Traceback (most recent call last)" in page(client_for(staff), passed.bot)
+    for visitor in (None, bob):
+        other = page(client_for(visitor), passed.bot)
+        assert "Traceback" not in other and "Validation games" not in other and "no such pile" not in other
+    # The polled versions table carries the same block, so a failure shows without reloading.
+    polled = client_for(alice).get(reverse("bot-versions", args=[passed.bot.pk])).content.decode()
+    assert f'<a href="/games/{crashed.pk}/">game 2 of 2</a>' in polled
+
+
+# --- Queries and caching ----------------------------------------------------------------------------------------
+
+
+def build_history(n: int, tag: str, alice, bob, make_version, record_games):
+    """A bot of alice's with n versions that each played n opponents, n refits, and n validation games."""
+    opponents = [make_version(bob, f"{tag}-rival-{k:02d}") for k in range(n)]
+    version = None
+    for k in range(n):
+        version = make_version(alice, f"{tag}-mine")
+        record_games(version, opponents[k], [0, 1, None])
+        record_games(version, opponents[(k + 1) % n], [0], kind="validation", rated=False)
+        refits.refit("face-to-face")
+    return version.bot
+
+
+@pytest.mark.parametrize("viewer", ["visitor", "owner"])
+def test_the_bot_page_runs_as_many_queries_for_30_games_opponents_and_refits_as_for_3(
+    alice, bob, make_version, record_games, viewer, monkeypatch
+):
+    from django.core.cache import caches
+
+    monkeypatch.setattr(bot_pages, "GAMES_PER_PAGE", 2)  # so that a second page exists with 3 as with 30
+    monkeypatch.setattr(bot_pages, "OPPONENTS_PER_PAGE", 2)
+
+    few = build_history(3, "few", alice, bob, make_version, record_games)
+    many = build_history(30, "many", alice, bob, make_version, record_games)
+    assert RatingPoint.objects.filter(version__bot=many).values("fitted_at").distinct().count() == 30
+    client = client_for(alice if viewer == "owner" else None)
+    counts = []
+    for bot in (few, many):
+        for query in ({}, {"games": 2}, {"opponents": 2}, {"vs": bot.pk}):
+            for cache in caches.all():
+                cache.clear()
+            with CaptureQueriesContext(connection) as run:
+                assert client.get(reverse("bot", args=[bot.pk]), query).status_code == 200
+            counts.append(len(run))
+    assert counts[:4] == counts[4:], counts
+    # Anonymous: bot, versions, seats, numbers, rating and rank, history, game ids, their seats, pairs, opponents;
+    # the owner adds the session's 2 and the validation games with their seats.
+    assert counts[0] == (10 if viewer == "visitor" else 14), counts
+
+
+def test_rating_and_head_to_head_are_cached_until_the_leaderboard_changes(
+    client, alice, bob, make_version, record_games, django_capture_on_commit_callbacks
+):
+    mine, theirs = make_version(alice, "mine"), make_version(bob, "theirs")
+    record_games(mine, theirs, [0, 0, 1])
+    refits.refit("face-to-face")
+    page(client, mine.bot)
+    with CaptureQueriesContext(connection) as warm:
+        before = page(client, mine.bot)
+    assert not any("arena_ratingpoint" in query["sql"] or "arena_pairresult" in query["sql"] for query in warm)
+    record_games(mine, theirs, [0, 0, 0])
+    with django_capture_on_commit_callbacks(execute=True):
+        refits.refit("face-to-face")
+    after = page(client, mine.bot)
+    assert ">6 games</a>" in after and ">3 games</a>" in before
+    assert after.count('class="version-mark"') == 0 and RatingPoint.objects.filter(version=mine).count() == 2
+
+
+def test_a_single_refit_draws_its_interval_as_a_bar(client, alice, bob, make_version, record_games):
+    mine, theirs = make_version(alice, "mine"), make_version(bob, "theirs")
+    record_games(mine, theirs, [0, 1, 0])
+    refits.refit("face-to-face")
+    svg = re.search(r"<svg.*?</svg>", page(client, mine.bot), re.S).group(0)
+    band = re.search(r'<polygon class="band"[^>]*points="([^"]+)"', svg).group(1).split()
+    xs = sorted({float(corner.split(",")[0]) for corner in band})
+    assert len(band) == 4 and xs[1] - xs[0] == 8
+
+
+def test_games_against_itself_are_those_between_its_versions(client, alice, bob, make_version, record_games):
+    first = make_version(alice, "mine")
+    record_games(first, make_version(bob, "other"), [0, 1])
+    second = make_version(alice, "mine")
+    between = record_games(second, first, [0])
+    shown = re.findall(r'href="/games/(\d+)/">Replay', page(client, first.bot, vs=first.bot.pk))
+    assert shown == [str(between.played_games.get().pk)]

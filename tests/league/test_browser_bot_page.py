@@ -1,0 +1,126 @@
+"""The bot page in a real browser at a laptop's and a phone's width: nothing sticks out of the viewport but inside
+its own scroll box, the chart keeps its place; screenshots are kept in a folder the test prints."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from django.db import transaction
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from league.arena import refits, results
+from league.arena.models import Match
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+SIZES = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+pytestmark = [
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Chromium (tests/run.sh installs it)"),
+    pytest.mark.slow,
+]
+
+# Where the chart sits on the page (not in the viewport, which scrolls).
+CHART_BOX = """() => {
+  const box = document.querySelector("figure.chart svg").getBoundingClientRect();
+  return {x: box.x, y: box.y + window.scrollY, width: box.width, height: box.height};
+}"""
+
+# Elements wider than the viewport, unless a scroll box that fits holds them (as in test_browser_replay.py).
+OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth;
+  const inScrollBox = (node) => {
+    for (let box = node.parentElement; box && box !== document.body; box = box.parentElement) {
+      const style = getComputedStyle(box).overflowX;
+      if (/auto|scroll|hidden/.test(style)) return box.getBoundingClientRect().right <= width + 0.5;
+    }
+    return false;
+  };
+  const wide = [...document.body.querySelectorAll("*")]
+    .filter((node) => node.getBoundingClientRect().right > width + 0.5 && !inScrollBox(node))
+    .map((node) => `${node.tagName}.${node.className} right=${Math.round(node.getBoundingClientRect().right)}`);
+  return {width, scrollWidth: document.documentElement.scrollWidth, wide};
+}"""
+
+
+@pytest.fixture
+def screenshots(tmp_path_factory, pytestconfig) -> Path:
+    folder = Path(os.environ.get("ARENA_SCREENSHOTS") or tmp_path_factory.mktemp("bot-page-screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled():
+        print(f"\nbot page screenshots: {folder}")
+    return folder
+
+
+@pytest.fixture
+def busy_bot(transactional_db, django_user_model, make_version, record_games, played_game):
+    """A long-named bot of a long-named owner: two versions, 12 opponents, 12 refits, a failed third version."""
+    owner = django_user_model.objects.create_user("a-rather-long-user-name", password="correct horse battery")
+    rival_owner = django_user_model.objects.create_user("another-long-owner-name", password="x")
+    rivals = [make_version(rival_owner, f"very-long-rival-bot-name-{k:02d}") for k in range(12)]
+    name = "a-very-long-bot-name-for-a-phone"
+    version = make_version(owner, name)
+    for k, rival in enumerate(rivals):
+        if k == 6:
+            version = make_version(owner, name)  # v2 from the seventh refit on
+        record_games(version, rival, [0, 1, 0, None, 1 if k % 3 else 0])
+        refits.refit("face-to-face")
+    failed = make_version(owner, name, status="failed")
+    failed.failure_reason = "game 2: crash: KeyError: 'no such pile: p9.up'"
+    failed.stderr_tail = "Traceback (most recent call last):\n" + '  File "bot.py", line 2, in play\n' * 30
+    failed.stderr_tail += "KeyError: 'no such pile: p9.up' " + "x" * 300
+    failed.save()
+    with transaction.atomic():
+        match = Match.objects.create_with_entries(
+            [failed, rivals[0]], kind="validation", game="face-to-face", games=2, seed="v", rated=False, status="done"
+        )
+        results.save_games(match, [failed, rivals[0]], [played_game(0, 0), played_game(1, 1)], {}, timezone.now())
+    return owner, failed.bot
+
+
+def test_the_bot_page_fits_a_laptop_and_a_phone(live_server, busy_bot, screenshots):
+    from playwright.sync_api import sync_playwright
+
+    owner, bot = busy_bot
+    login = Client()
+    login.force_login(owner)
+    session = login.cookies["sessionid"].value
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                for size_name, size in SIZES.items():
+                    for viewer in ("visitor", "owner"):
+                        context = browser.new_context(viewport=size)
+                        if viewer == "owner":
+                            context.add_cookies([{"name": "sessionid", "value": session, "url": live_server.url}])
+                        page = context.new_page()
+                        page.goto(live_server.url + reverse("bot", args=[bot.pk]))
+                        chart = page.evaluate(CHART_BOX)
+                        page.screenshot(path=str(screenshots / f"bot-{viewer}-{size_name}.png"), full_page=True)
+                        page.screenshot(path=str(screenshots / f"bot-{viewer}-{size_name}-top.png"))
+                        found = page.evaluate(OVERFLOW)
+                        assert not found["wide"], f"{viewer} at {size_name}: {found['wide'][:5]}"
+                        assert found["scrollWidth"] <= size["width"], found
+                        assert 0 < chart["width"] <= size["width"] and chart["height"] > 0.25 * chart["width"]
+                        if viewer == "owner":
+                            assert page.locator(".failure pre.stderr").first.is_visible()
+                        page.locator("details summary").click()  # the chart's table opens below it, in its box
+                        assert not page.evaluate(OVERFLOW)["wide"]
+                        assert page.evaluate(CHART_BOX) == chart  # no shift
+                        context.close()
+            finally:
+                browser.close()
+    finally:
+        if previous is None:
+            del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
