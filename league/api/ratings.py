@@ -1,35 +1,25 @@
-"""A bot's rating history, per version.
-
-HOOK for the rating-history model (not in the league yet): `rating_points` returns each version's current
-rating as its only point, stamped with the time of its game's last refit. When refits keep a history, read it
-here (oldest first); the endpoint's shape (/api/bots/<id>/ratings/) stays the same.
-"""
+"""A bot's rating history, per version: one point per refit that moved the version's rating (`RatingPoint`)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
-from league.arena.models import Bot, BotVersion, RatingFit
+from league.arena.models import Bot, BotVersion, RatingPoint
+
+POINTS_PER_VERSION = 500  # the newest ones; the bot page's chart shows 300
 
 
 def rating_points(bot: Bot, versions: list[BotVersion]) -> dict[int, list[dict[str, Any]]]:
     """{version id: [{at, elo, low, high, games}, ...] oldest first}; versions never rated have no points."""
-    fitted_at: datetime | None = RatingFit.objects.filter(game=bot.game).values_list("fitted_at", flat=True).first()
-    points: dict[int, list[dict[str, Any]]] = {}
-    for version in versions:
-        rating = getattr(version, "rating", None)
-        points[version.pk] = (
-            []
-            if rating is None
-            else [
-                {
-                    "at": fitted_at or rating.last_played,
-                    "elo": rating.elo,
-                    "low": rating.low,
-                    "high": rating.high,
-                    "games": rating.games,
-                }
-            ]
-        )
+    points: dict[int, list[dict[str, Any]]] = {version.pk: [] for version in versions}
+    rows = (
+        RatingPoint.objects.filter(version_id__in=list(points))
+        .order_by("version_id", "-fitted_at", "-pk")
+        .values_list("version_id", "fitted_at", "elo", "low", "high", "games")
+    )
+    for version_id, at, elo, low, high, games in rows:
+        if len(points[version_id]) < POINTS_PER_VERSION:
+            points[version_id].append({"at": at, "elo": elo, "low": low, "high": high, "games": games})
+    for history in points.values():
+        history.reverse()
     return points
