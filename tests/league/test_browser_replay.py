@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -103,12 +104,21 @@ def screenshots(tmp_path_factory, pytestconfig) -> Path:
     return folder
 
 
+def wait_for(page, expression: str, timeout_ms: int = 30_000) -> None:
+    """Poll `expression` until it is true: wait_for_function evaluates with eval, which the site's CSP forbids."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still false after {timeout_ms} ms: {expression}")
+        page.wait_for_timeout(25)
+
+
 def open_page(browser, url: str, width: int = 1280):
     page = browser.new_page(viewport={"width": width, "height": 900 if width > 600 else 844})
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(url)
-    page.wait_for_function("performance.getEntriesByName('replay-drawn').length > 0")
+    wait_for(page, "performance.getEntriesByName('replay-drawn').length > 0")
     return page, errors
 
 
@@ -170,7 +180,7 @@ def test_a_linked_position_shows_the_engines_state(live_server, browser, stored,
     for turn in sorted({0, 1, last // 2, last - 1, last}):
         page.goto(f"{url}#turn={turn}")
         page.reload()  # a fresh load from the link, not a hash change
-        page.wait_for_function("performance.getEntriesByName('replay-drawn').length > 0")
+        wait_for(page, "performance.getEntriesByName('replay-drawn').length > 0")
         shown = page.evaluate(SHOWN)
         engine = observations[turn]
         assert shown["tops"] == {pile: info["top"] for pile, info in engine[0]["piles"].items()}, f"turn {turn}"
@@ -191,7 +201,7 @@ def test_a_linked_position_shows_the_engines_state(live_server, browser, stored,
     middle = max(1, last // 2)
     page.goto(f"{url}#turn={middle}.1")
     page.reload()
-    page.wait_for_function("performance.getEntriesByName('replay-drawn').length > 0")
+    wait_for(page, "performance.getEntriesByName('replay-drawn').length > 0")
     shown = page.evaluate(SHOWN)
     builder = partial_turn(log, middle, 1)
     mover = log["turns"][middle - 1]["seat"]
@@ -209,7 +219,7 @@ def test_space_plays_and_pauses(live_server, browser, stored):
     page.locator("#replay-board").click()  # focus on the page, not on a control
     page.keyboard.press(" ")
     assert page.locator("#replay-play").get_attribute("aria-pressed") == "true"
-    page.wait_for_function("/^#turn=([3-9]|\\d\\d)/.test(location.hash)", timeout=5000)
+    wait_for(page, "/^#turn=([3-9]|\\d\\d)/.test(location.hash)", timeout_ms=5000)
     page.keyboard.press(" ")
     assert page.locator("#replay-play").get_attribute("aria-pressed") == "false"
     stopped = hash_turn(page)
@@ -239,7 +249,7 @@ def test_the_replay_fits_a_laptop_and_a_phone(live_server, browser, stored, scre
             elif position:
                 page.goto(url + position)
                 page.reload()
-                page.wait_for_function("performance.getEntriesByName('replay-drawn').length > 0")
+                wait_for(page, "performance.getEntriesByName('replay-drawn').length > 0")
             layout = page.evaluate(OVERFLOW)
             label = f"{name}-{position.strip('#').replace('=', '-') or 'start'}-{width}"
             page.screenshot(path=str(screenshots / f"replay-{label}.png"), full_page=True)
