@@ -41,7 +41,7 @@ from league.arena.models import (
     MatchEntry,
     Tournament,
 )
-from league.arena.uploads import UploadRejected, add_version
+from league.arena.uploads import NameTaken, UploadRejected, add_bot, add_version
 
 USER_BOTS_SHOWN = 100
 MATCH_GAMES_SHOWN = 100
@@ -136,14 +136,12 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
         data = form.cleaned_data
         try:
             with transaction.atomic():
-                bot = Bot.objects.create(
-                    owner=request.user, name=data["name"], game=data["game"], description=data["description"]
-                )
-                version = add_version(bot, data["file"])
+                bot = add_bot(request.user, data["name"], data["game"], data["description"], data["file"])
+        except NameTaken as error:  # a double submit, or the same name created at the same moment
+            raise ValidationError({"name": [str(error)]}) from None
         except UploadRejected as error:
             raise ValidationError({"file": [str(error)]}) from None
-        except IntegrityError:  # the same name created at the same moment
-            raise ValidationError({"name": [f"You already have a bot called {data['name']}."]}) from None
+        version = bot.versions.get(number=1)
         bot = self.get_queryset().get(pk=bot.pk)
         bot.version = versions_with_details().get(pk=version.pk)
         body = serializers.NewBotCreatedSerializer(bot, context=self.get_serializer_context()).data

@@ -131,7 +131,7 @@ def _runner_broke(match: Match, token: uuid.UUID, versions: list[BotVersion], er
         if give_up and match.tournament_id:
             queue.finish_tournament(match.tournament_id)
         if not give_up:
-            queue.play_match(match.pk, countdown=10 * match.attempts)
+            queue.play(match.pk, match.kind, countdown=10 * match.attempts)
 
 
 def store(match: Match, token: uuid.UUID, versions: list[BotVersion], result: bots.match.MatchResult) -> None:
@@ -175,10 +175,10 @@ def requeue_lost() -> int:
         status=Match.Status.QUEUED, queued_at__lt=stale
     )
     sent = 0
-    for pk in Match.objects.filter(lost).values_list("pk", flat=True)[:1000]:
+    for pk, kind in Match.objects.filter(lost).values_list("pk", "kind")[:1000]:
         # Stamping queued_at first means two sweepers cannot both re-send the same match.
         if Match.objects.filter(lost, pk=pk).update(queued_at=now):
-            queue.play_match(pk)
+            queue.play(pk, kind)
             sent += 1
     if sent:
         log.warning("re-sent %d matches whose worker died or whose message was lost", sent)

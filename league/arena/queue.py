@@ -36,8 +36,14 @@ def play_match(match_id: int, countdown: float | None = None) -> None:
     send_on_commit(PLAY_MATCH, match_id, countdown=countdown)
 
 
-def play_validation(match_id: int) -> None:
-    send_on_commit(PLAY_VALIDATION, match_id)
+def play_validation(match_id: int, countdown: float | None = None) -> None:
+    send_on_commit(PLAY_VALIDATION, match_id, countdown=countdown)
+
+
+def play(match_id: int, kind: str, countdown: float | None = None) -> None:
+    """Send a match (again) to the queue its kind plays on: validations have their own."""
+    send = play_validation if kind == "validation" else play_match
+    send(match_id, countdown=countdown)
 
 
 def refit_ratings(game: str) -> None:

@@ -51,7 +51,7 @@ def test_a_new_bot_is_stored_and_queued(api, alice, sent, django_capture_on_comm
     assert bytes(version.upload.content) == GOOD_BOT
     match = Match.objects.get(kind="validation")
     assert body["version"]["validation_match"] == match.pk
-    assert sent == [("play_match", (match.pk,))]
+    assert sent == [("play_validation", (match.pk,))]
 
 
 def test_a_new_version_keeps_the_old_ones(api, alice, make_version, sent, django_capture_on_commit_callbacks):

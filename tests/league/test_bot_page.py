@@ -206,9 +206,9 @@ def test_only_the_owner_and_staff_see_the_validation_games_and_the_failure(
         )
         crash = games.Outcome(games.Termination.CRASH, winner=1, seat=0, detail="KeyError: 'no such pile'")
         played = [
-            GameResult(index=0, deal=0, log={"seed": "a", "turns": []}, outcome=games.Outcome(
+            GameResult.from_log(index=0, deal=0, log={"seed": "a", "turns": []}, outcome=games.Outcome(
                 games.Termination.STUCK, winner=0, seat=1), seat_bots=[0, 1]),
-            GameResult(index=1, deal=1, log={"seed": "b", "turns": []}, outcome=crash, seat_bots=[0, 1]),
+            GameResult.from_log(index=1, deal=1, log={"seed": "b", "turns": []}, outcome=crash, seat_bots=[0, 1]),
         ]  # fmt: skip
         results.save_games(match, [failed, opponent], played, {}, timezone.now())
     crashed = match.played_games.get(index=1)

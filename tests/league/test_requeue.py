@@ -31,3 +31,12 @@ def test_it_resends_lost_matches_once(db, sent, settings, django_capture_on_comm
     assert sorted(sent) == sorted([("play_match", (waiting.pk,)), ("play_match", (dead.pk,))])
     assert matches.requeue_lost() == 0  # stamped: not again until another lease has passed
     assert fresh.pk and alive.pk
+
+
+def test_a_lost_validation_goes_back_to_the_validation_queue(db, sent, settings, django_capture_on_commit_callbacks):
+    settings.ARENA_MATCH_LEASE_SECONDS = 60
+    old = timezone.now() - timedelta(seconds=61)
+    lost = Match.objects.create(kind="validation", game="face-to-face", games=1, seed="v", queued_at=old)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert matches.requeue_lost() == 1
+    assert sent == [("play_validation", (lost.pk,))]
