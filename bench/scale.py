@@ -50,9 +50,11 @@ FILL_ORDER = (
     "arena.Game",
     "arena.GameSeat",
     "arena.PairResult",
+    "arena.SeatResult",
 )
 # Filled by the rating refit the fill runs, or by the league itself on first use: not by the plan.
-NOT_PLANNED = {"arena.Rating", "arena.RatingFit", "arena.ScheduleLock"}
+# Written by the refit that ends the fill (the rating history starts with it), or left empty.
+NOT_PLANNED = {"arena.Rating", "arena.RatingFit", "arena.ScheduleLock", "arena.RatingPoint"}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -375,6 +375,7 @@ class Planner:
         self.tournament_tables()
         self.game_tables(bins)
         self.pair_results()
+        self.seat_results()
         sample_match = next(
             (m["id"] for m in reversed(self.match_rows) if m["kind"] == "ladder"), self.match_rows[-1]["id"]
         )
@@ -506,6 +507,32 @@ class Planner:
                 "second_wins": [counts[key][1] for key in keys],
                 "draws": [counts[key][2] for key in keys],
                 "last_played": [counts[key][3] for key in keys],
+            },
+        )
+
+    def seat_results(self) -> None:
+        """Competitive games per (version, seat) outside validations, as results.add_to_seats counts them."""
+        rows = {row["id"]: row for row in self.match_rows}
+        counts: dict[tuple[int, int], list[int]] = {}
+        for game, match_id in enumerate(self.game_match):
+            row = rows[match_id]
+            if row["kind"] == "validation" or row["game"] != FACE_TO_FACE:
+                continue
+            for seat in range(2):
+                cell = counts.setdefault((self.seat_versions[2 * game + seat], seat), [0, 0, 0, 0])
+                cell[0] += 1
+                cell[{1.0: 1, 0.0: 2, 0.5: 3}[self.seat_points[2 * game + seat]]] += 1
+        keys = sorted(counts)
+        self.tables["arena.SeatResult"] = Table(
+            len(keys),
+            {
+                "id": list(range(1, len(keys) + 1)),
+                "version_id": [version for version, _ in keys],
+                "seat": [seat for _, seat in keys],
+                "games": [counts[key][0] for key in keys],
+                "wins": [counts[key][1] for key in keys],
+                "losses": [counts[key][2] for key in keys],
+                "draws": [counts[key][3] for key in keys],
             },
         )
 

@@ -31,7 +31,7 @@ CHECK = """
 import django
 django.setup()
 from league.arena import refits, results
-from league.arena.models import COMPETITIVE_GAMES, Bot, Game, GameSeat, MatchEntry, PairResult, Rating
+from league.arena.models import COMPETITIVE_GAMES, Bot, Game, GameSeat, MatchEntry, PairResult, Rating, SeatResult
 
 games = Game.objects.count()
 for game in Game.objects.iterator(chunk_size=500):
@@ -42,8 +42,9 @@ for bot in Bot.objects.all():
 def aggregates():
     entries = set(MatchEntry.objects.values_list("pk", "games", "wins", "losses", "draws", "points"))
     pairs = set(PairResult.objects.values_list("game", "first", "second", "first_wins", "second_wins", "draws"))
+    seats = set(SeatResult.objects.values_list("version", "seat", "games", "wins", "losses", "draws"))
     ratings = {r.version_id: (round(r.elo, 6), r.games, r.wins, r.losses) for r in Rating.objects.all()}
-    return entries, pairs, ratings
+    return entries, pairs, seats, ratings
 
 copied = aggregates()
 results.rebuild()
@@ -51,9 +52,9 @@ Rating.objects.all().delete()
 for game in sorted(COMPETITIVE_GAMES):
     refits.refit(game)
 rebuilt = aggregates()
-for name, mine, theirs in zip(("entry results", "pair results", "ratings"), copied, rebuilt):
+for name, mine, theirs in zip(("entry results", "pair results", "seat results", "ratings"), copied, rebuilt):
     assert mine == theirs, f"the bench's {name} differ from what rebuild_results computes from the games"
-print(f"checked {games} games, {GameSeat.objects.count()} seats, {len(rebuilt[1])} pairs, {len(rebuilt[2])} ratings")
+print(f"checked {games} games, {GameSeat.objects.count()} seats, {len(rebuilt[1])} pairs, {len(rebuilt[3])} ratings")
 """
 
 
