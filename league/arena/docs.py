@@ -17,6 +17,7 @@ import markdown
 from django.conf import settings
 from django.urls import reverse
 from markdown.extensions import Extension
+from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
 DOCS_DIR = Path(settings.BASE_DIR) / "docs"
@@ -82,6 +83,34 @@ class _SiteLinks(Treeprocessor):
                 link.set("href", site_href)
 
 
+LIST_ITEM = re.compile(r"^ *([-*+]|\d+[.)]) ")
+
+
+class _GitHubLists(Preprocessor):
+    """Lists as the docs are written for GitHub (CommonMark): a list may follow a paragraph line directly, and nested
+    items are indented by two spaces. Python-Markdown wants a blank line before a list and four-space nesting."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        out: list[str] = []
+        in_fence = in_list = False
+        for line in lines:
+            if line.lstrip().startswith("```"):
+                in_fence = not in_fence
+            elif not in_fence:
+                item = LIST_ITEM.match(line)
+                if item and not in_list:
+                    if out and out[-1].strip():
+                        out.append("")
+                    in_list = True
+                elif line.strip() and not line.startswith(" ") and not item:
+                    in_list = False
+                if in_list and line.startswith(" "):
+                    stripped = line.lstrip(" ")
+                    line = " " * (2 * (len(line) - len(stripped))) + stripped
+            out.append(line)
+        return out
+
+
 class _ScrollingTables(Treeprocessor):
     """Each table in a box of its own that scrolls sideways on a narrow screen (the site's .table-wrap)."""
 
@@ -98,6 +127,7 @@ class _ScrollingTables(Treeprocessor):
 class _SafeSiteDocs(Extension):
     def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (Markdown's name)
         md.preprocessors.deregister("html_block")  # raw HTML blocks stay text ...
+        md.preprocessors.register(_GitHubLists(md), "github_lists", 30)  # before fenced code (25)
         md.inlinePatterns.deregister("html")  # ... and so do inline tags; entities are still allowed
         md.treeprocessors.register(_SiteLinks(md), "site_links", 0)
         md.treeprocessors.register(_ScrollingTables(md), "scrolling_tables", 0)

@@ -68,3 +68,10 @@ def test_the_upload_form_links_to_the_bot_contract(client, alice):
     client.force_login(alice)
     form = client.get(reverse("new-bot")).content.decode()
     assert '<a href="/docs/bot-api/">the bot contract</a>' in form and 'href="/docs/engine-api/"' in form
+
+
+def test_lists_written_for_github_render_as_lists():
+    html = docs.render("Setup\n- one\n  more of one\n  - nested\n- two\n\nAfter.\n\n```\n- not a list\n```\n")
+    nested = "<ul>\n<li>nested</li>\n</ul>"
+    assert f"<p>Setup</p>\n<ul>\n<li>one\n    more of one{nested}\n</li>\n<li>two</li>\n</ul>" in html
+    assert "<p>After.</p>" in html and "<code>- not a list\n</code>" in html
