@@ -111,8 +111,11 @@ def sample_games(game: str) -> list:
     return run_match(spec).games
 
 
-def _store_share(match_ids: list[int], played: list, out: multiprocessing.Queue) -> None:
-    """One storer process: claim each match and store it as a worker would; report (commit time, games)."""
+def _store_share(match_ids: list[int], played: list, out: multiprocessing.Queue, interval: float = 0.0) -> None:
+    """One storer process: claim each match and store it as a worker would; report (commit time, games).
+
+    With an `interval`, one match is stored every `interval` seconds (a league at a given pace), else flat out.
+    """
     from django.db import connections
 
     from league.arena import matches
@@ -120,7 +123,11 @@ def _store_share(match_ids: list[int], played: list, out: multiprocessing.Queue)
 
     connections.close_all()  # never share the parent's connection
     commits = []
+    next_at = time.monotonic()
     for match in Match.objects.filter(pk__in=match_ids).order_by("pk"):
+        if interval:
+            time.sleep(max(0.0, next_at - time.monotonic()))
+            next_at += interval
         token = match.claim("bench", matches.lease())
         if token is None:
             continue
@@ -178,9 +185,12 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def measure_catchup(
-    game: str, matches: int, storers: int, refit_workers: int = 1, timeout: float = 120.0
+    game: str, matches: int, storers: int, refit_workers: int = 1, timeout: float = 120.0, rate: float | None = None
 ) -> dict[str, float]:
     """Store `matches` rated matches between random ladder members from `storers` processes; time the ratings.
+
+    Flat out by default (the sustained rate the ratings keep up with); with `rate`, at that many matches a second
+    in all (how far the ratings lag behind a league at that pace).
 
     Needs Django set up (see `setup_django`) and at least two ladder members of `game`. Starts and stops its own
     Celery worker (`refit_workers` pool processes) on the configured queue.
@@ -213,7 +223,10 @@ def measure_catchup(
         context = multiprocessing.get_context("fork")
         out = context.Queue()
         ids = [match.pk for match in created]
-        processes = [context.Process(target=_store_share, args=(ids[k::storers], played, out)) for k in range(storers)]
+        interval = storers / rate if rate else 0.0
+        processes = [
+            context.Process(target=_store_share, args=(ids[k::storers], played, out, interval)) for k in range(storers)
+        ]
         monitor.start()
         worker_cpu = _tree_cpu_seconds(worker.pid)
         storers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
