@@ -2,11 +2,17 @@
 
     python bench/engine.py                 # everything, at the issue's sizes (takes a while)
     python bench/engine.py --only speed    # Face to Face random vs random games per second
+    python bench/engine.py --only cli      # the same through `python -m bots play`, process start included
+    python bench/engine.py --only cli --compare /work/main   # ... and the CLI of another checkout, side by side
     python bench/engine.py --games 1000    # smaller strength runs
     python bench/engine.py --jobs 2        # the strength runs on two processes (the same seeded games)
 
 Throughput runs on one core in this process with logging on: every game builds its full log and
-serialises it to JSON (games.dumps_log), as the match runner does.
+serialises it to JSON (games.dumps_log), as the match runner does. The CLI figures are the games of one
+`python -m bots play house:random house:random --game face-to-face --games N` over the CPU time of its whole process
+(getrusage of the child: start-up, imports, games, logs, summary), pinned to the same core as the engine loop, which
+runs in turn with it: once as the league runs matches (every log built and serialised, as it is stored), and once
+with `--log-dir` (each log also written to its own file, in a tmpfs folder where there is one).
 """
 
 from __future__ import annotations
@@ -14,8 +20,12 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import os
+import resource
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,10 +35,16 @@ import games  # noqa: E402
 from bots.house import load_house_bot  # noqa: E402
 from bots.summary import wilson_interval  # noqa: E402
 
+ROOT = Path(__file__).resolve().parent.parent
 
-def pin_to_one_core() -> None:
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+def pin_to_one_core() -> int | None:
+    """Pin this process (and so its children) to one core; return the core."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    core = min(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {core})
+    return core
 
 
 def play_game(state: games.GameState, bots: list, seed: str, timings: list[float] | None = None) -> games.GameState:
@@ -70,6 +86,50 @@ def face_to_face_throughput(seconds: float) -> dict:
         "games_per_cpu_second": round(count / cpu),
         "mean_turns": round(turns / count, 1),
     }
+
+
+def cli_throughput(count: int, tree: Path, core: int | None, log_files: bool) -> float:
+    """Games per CPU-second of one `python -m bots play` run of `count` games from the checkout `tree`."""
+    command = [sys.executable, "-m", "bots", "play", "house:random", "house:random", "--game", "face-to-face"]
+    command += ["--games", str(count), "--seed", "bench"]
+    if core is not None and shutil.which("taskset"):
+        command = ["taskset", "-c", str(core), *command]
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    shm = Path("/dev/shm")
+    with tempfile.TemporaryDirectory(prefix="bench-logs-", dir=shm if shm.is_dir() else None) as logs:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        options = ["--log-dir", logs] if log_files else []
+        subprocess.run([*command, *options], cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        written = len(os.listdir(logs))
+    if written != (count if log_files else 0):
+        raise RuntimeError(f"the CLI in {tree} wrote {written} log files for {count} games")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return count / cpu
+
+
+def cli_versus_engine(count: int, repeat: int, seconds: float, compare: list[Path]) -> None:
+    """The CLI of this checkout (and of each `compare` checkout) and the engine loop, taking turns `repeat` times."""
+    core = pin_to_one_core()
+    load_before = os.getloadavg()[0]
+    trees = [ROOT, *compare]
+    runs = [(f"CLI {tree}" + (" --log-dir" if files else ""), tree, files) for tree in trees for files in (False, True)]
+    figures: dict[str, list[float]] = {"engine loop (in process)": []}
+    figures.update({name: [] for name, _, _ in runs})
+    for _ in range(repeat):
+        figures["engine loop (in process)"].append(face_to_face_throughput(seconds)["games_per_cpu_second"])
+        for name, tree, log_files in runs:
+            figures[name].append(cli_throughput(count, tree, core, log_files))
+    engine = statistics.median(figures["engine loop (in process)"])
+    print(f"face-to-face random vs random, games per CPU-second on core {core}, logs on, {repeat} run(s) each:")
+    for name, values in figures.items():
+        median = statistics.median(values)
+        print(f"  {name:<44} min {min(values):6.0f}  median {median:6.0f}  ({median / engine:.2f} of the engine loop)")
+    print(
+        f"  CLI runs: {count} games each, process start included; "
+        f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
+    )
+    print("  [target: the CLI without --log-dir (logs built and serialised as the league stores them) >= 2000]")
 
 
 def coop_games(game: str, players: int, seeds: range) -> tuple[list[int], list[float]]:
@@ -152,7 +212,12 @@ def turn_times(timings: list[float]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["speed", "coop", "face-to-face"], help="run one part")
+    parser.add_argument("--only", choices=["speed", "cli", "coop", "face-to-face"], help="run one part")
+    parser.add_argument("--cli-games", type=int, default=5_000, help="games per CLI run (default 5000)")
+    parser.add_argument("--repeat", type=int, default=3, help="CLI and engine-loop runs, taken in turn (default 3)")
+    parser.add_argument(
+        "--compare", type=Path, action="append", default=[], help="also time the CLI of this checkout (repeatable)"
+    )
     parser.add_argument("--games", type=int, default=10_000, help="co-op games per configuration (default 10000)")
     parser.add_argument(
         "--deals", type=int, default=1_000, help="Face to Face duplicate deals (default 1000 = 2000 games)"
@@ -174,6 +239,8 @@ def main() -> None:
             f"{result['seconds']} s, {result['mean_turns']} turns/game; load average {os.getloadavg()[0]:.1f})"
             "  [target >= 2000]"
         )
+    if args.only in (None, "cli"):
+        cli_versus_engine(args.cli_games, args.repeat, min(args.seconds, 3.0), args.compare)
     if args.only in (None, "coop"):
         configurations = [(game, int(players)) for game, players in (c.split(":") for c in args.configs.split(","))]
         for game, players in configurations:

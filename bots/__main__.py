@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import games
+from bots.house import is_house_ref, parse_ref
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
 from bots.summary import format_summary, summarize
 
@@ -43,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def match_spec(args: argparse.Namespace) -> MatchSpec:
     refs = list(args.bots)
-    if args.game != "face-to-face":
+    if args.game != games.FACE_TO_FACE:
         players = args.players or len(refs)
         if len(refs) == 1:
             refs = refs * players
@@ -52,14 +53,16 @@ def match_spec(args: argparse.Namespace) -> MatchSpec:
     elif args.players not in (None, 2):
         raise ValueError("face-to-face is for exactly 2 players")
     for ref in refs:
-        if not ref.startswith("house:") and not Path(ref).is_file():
+        if is_house_ref(ref):
+            parse_ref(ref)  # raises UnknownHouseBot (a ValueError) for a name that is not a house bot
+        elif not Path(ref).is_file():
             raise ValueError(f"bot {ref!r} is neither house:NAME nor an existing .py/.zip file")
     return MatchSpec(
         game=args.game,
         bots=[BotSpec(ref) for ref in refs],
         games=args.games,
         seed=args.seed,
-        players=len(refs) if args.game != "face-to-face" else None,
+        players=len(refs) if args.game != games.FACE_TO_FACE else None,
         duplicate=args.duplicate,
         time_control=TimeControl(args.turn_time, args.bank, args.startup),
         sandbox=not args.unsafe_no_sandbox,
@@ -87,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def on_game(result):  # noqa: ANN001 - a GameResult
             path = args.log_dir / f"game-{result.index + 1:0{width}d}.json"
-            path.write_text(games.dumps_log(result.log) + "\n", encoding="utf-8")
+            path.write_text(result.log_json + "\n", encoding="utf-8")
 
     try:
         result = run_match(spec, on_game)

@@ -11,15 +11,22 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import orjson
 
 import games
+from bots.house import is_house_ref, load_house_bot, parse_ref
+from bots.house.versions import house_version
 from bots.players import BotFailure, InProcessPlayer, Player
-from games import IllegalTurn, Outcome, Termination, Turn
+from games import FACE_TO_FACE, IllegalTurn, Outcome, Termination
 
-HOUSE_PREFIX = "house:"
+if TYPE_CHECKING:  # the sandbox package is imported only when a match has a file bot to sandbox
+    from bots.sandbox.unpack import UnpackLimits
+
 STDERR_CAP = 64 * 1024
 
 
@@ -43,15 +50,18 @@ class BotSpec:
 
     @property
     def is_house(self) -> bool:
-        return self.ref.startswith(HOUSE_PREFIX)
+        return is_house_ref(self.ref)
 
     @property
     def label(self) -> str:
         return self.name or self.ref
 
-    def resolved_version(self) -> str | None:
-        if self.version is not None or self.is_house:
+    def resolved_version(self) -> str:
+        """The version to log: the given one, else the hash of the house bot's modules or of the bot file."""
+        if self.version is not None:
             return self.version
+        if self.is_house:
+            return house_version(parse_ref(self.ref))
         return "sha256:" + hashlib.sha256(Path(self.ref).read_bytes()).hexdigest()
 
 
@@ -67,9 +77,10 @@ class MatchSpec:
     sandbox: bool = True
     max_failures: int = 3
     options: dict[str, Any] = field(default_factory=dict)
+    unpack_limits: UnpackLimits | None = None  # what an uploaded bot may be; None: the unpacker's defaults
 
     def seat_count(self) -> int:
-        if self.game == "face-to-face":
+        if self.game == FACE_TO_FACE:
             return 2
         return self.players if self.players is not None else len(self.bots)
 
@@ -79,24 +90,42 @@ class MatchSpec:
         if self.games < 1:
             raise ValueError("a match needs at least one game")
         seats = self.seat_count()
-        if self.game == "face-to-face" and len(self.bots) != 2:
+        if self.game == FACE_TO_FACE and len(self.bots) != 2:
             raise ValueError(f"face-to-face needs exactly 2 bots, got {len(self.bots)}")
-        if self.game != "face-to-face" and len(self.bots) != seats:
+        if self.game != FACE_TO_FACE and len(self.bots) != seats:
             raise ValueError(f"{self.game} with {seats} player(s) needs {seats} bot(s), got {len(self.bots)}")
 
 
 @dataclass
 class GameResult:
+    """One game of a match. The log is kept as its compact JSON text (what the league stores and --log-dir writes):
+    thousands of logs held as nested lists would cost the garbage collector more than playing the games."""
+
     index: int
     deal: int
-    log: dict[str, Any]
+    log_json: str
     outcome: Outcome
     seat_bots: list[int]
+    turns: int
     stderr: dict[int, str] = field(default_factory=dict)
 
-    @property
-    def turns(self) -> int:
-        return len(self.log["turns"])
+    @classmethod
+    def from_log(
+        cls,
+        index: int,
+        deal: int,
+        log: dict[str, Any],
+        outcome: Outcome,
+        seat_bots: list[int],
+        stderr: dict[int, str] | None = None,
+    ) -> GameResult:
+        """A result for a game whose log is at hand as a dict."""
+        return cls(index, deal, games.dumps_log(log), outcome, seat_bots, len(log["turns"]), stderr or {})
+
+    @cached_property
+    def log(self) -> dict[str, Any]:
+        """The game log as a dict (parsed from `log_json` on first use)."""
+        return orjson.loads(self.log_json)
 
     def winner_bot(self) -> int | None:
         return None if self.outcome.winner is None else self.seat_bots[self.outcome.winner]
@@ -119,25 +148,23 @@ def seating(spec: MatchSpec, index: int) -> tuple[int, list[int]]:
     else:
         deal, swapped = index, index % 2
     order = list(range(seats))
-    if spec.game == "face-to-face" and swapped:
+    if spec.game == FACE_TO_FACE and swapped:
         order.reverse()
-    elif spec.game != "face-to-face" and spec.duplicate and swapped:
+    elif spec.game != FACE_TO_FACE and spec.duplicate and swapped:
         order.reverse()
     return deal, order
 
 
 def make_player(bot: BotSpec, spec: MatchSpec) -> Player:
     if bot.is_house:
-        from bots.house import load_house_bot
-
-        return InProcessPlayer(load_house_bot(bot.ref[len(HOUSE_PREFIX) :]), bot.label, bot.resolved_version())
+        return InProcessPlayer(load_house_bot(parse_ref(bot.ref)), bot.label, bot.resolved_version())
     path = Path(bot.ref)
     if not path.exists():
         raise FileNotFoundError(f"bot file {bot.ref} does not exist")
     if spec.sandbox:
         from bots.sandbox import SandboxedPlayer
 
-        return SandboxedPlayer(path, name=bot.label, version=bot.resolved_version())
+        return SandboxedPlayer(path, name=bot.label, version=bot.resolved_version(), unpack_limits=spec.unpack_limits)
     from bots.unsafe import load_unsandboxed
 
     return InProcessPlayer(load_unsandboxed(path), bot.label, bot.resolved_version())
@@ -200,8 +227,9 @@ def run_match(spec: MatchSpec, on_game: Callable[[GameResult], None] | None = No
     """Play the whole match; call `on_game` after each game."""
     spec.validate()
     started = time.perf_counter()
-    seats = [_Seat(bot, spec) for bot in spec.bots]
-    identities = [(bot.label, bot.resolved_version()) for bot in spec.bots]
+    bots = [replace(bot, version=bot.resolved_version()) for bot in spec.bots]  # hashed once per match
+    seats = [_Seat(bot, spec) for bot in bots]
+    identities = [(bot.label, bot.version) for bot in bots]
     results: list[GameResult] = []
     stderr: dict[int, str] = {}
     try:
@@ -220,7 +248,8 @@ def run_match(spec: MatchSpec, on_game: Callable[[GameResult], None] | None = No
 
 def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, str | None]], index: int) -> GameResult:
     deal, seat_bots = seating(spec, index)
-    state = games.new_game(spec.game, spec.seat_count(), f"{spec.seed}:{deal}", start_seat=0, **spec.options)
+    start_seat = 0 if spec.game == "face-to-face" else None  # Face to Face alternates by seating; co-op by lot
+    state = games.new_game(spec.game, spec.seat_count(), f"{spec.seed}:{deal}", start_seat=start_seat, **spec.options)
     state.log.set_bots([identities[b] for b in seat_bots])
     tc = spec.time_control
     banks = [tc.bank] * len(seat_bots)
@@ -239,7 +268,7 @@ def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, 
             break
         banks[seat] -= max(0.0, elapsed - tc.turn)
         try:
-            state.push(Turn.from_json(raw), elapsed * 1000)
+            state.push(raw, elapsed * 1000)  # the raw JSON form, so plain Face to Face turns take the fast path
         except IllegalTurn as error:
             state.reject(raw, error, elapsed * 1000)
     game_stderr = {}
@@ -247,10 +276,11 @@ def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, 
         text = seats[bot_index].stderr()
         if seats[bot_index].last_failure is not None and seats[bot_index].last_failure.stderr_tail:
             text += seats[bot_index].last_failure.stderr_tail
-            seats[bot_index].last_failure = None
+            seats[bot_index].last_failure.stderr_tail = ""  # shown once; its termination labels later forfeits
         if text:
             game_stderr[bot_index] = text[-STDERR_CAP:]
-    return GameResult(index, deal, state.log.to_json(), state.outcome, seat_bots, game_stderr)
+    log_json = games.dumps_log(state.log.to_json())
+    return GameResult(index, deal, log_json, state.outcome, seat_bots, state.turn_number, game_stderr)
 
 
 def _start_game(spec: MatchSpec, state: games.GameState, seats: list[_Seat], seat_bots: list[int], deal: int) -> None:

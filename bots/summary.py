@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any
 
 from bots.match import MatchResult
+from games import FACE_TO_FACE
 
 Z95 = 1.959963984540054
 CARDS_LEFT_BUCKETS = ((0, 0), (1, 5), (6, 10), (11, 20), (21, 40), (41, 98))
@@ -40,7 +41,7 @@ def summarize(result: MatchResult) -> dict[str, Any]:
         "mean_turns": round(statistics.fmean(game.turns for game in played), 2) if played else 0,
         "reasons": dict(Counter(game.outcome.termination.value for game in played)),
     }
-    if spec.game == "face-to-face":
+    if spec.game == FACE_TO_FACE:
         summary["bots"] = [_bot_record(result, index) for index in range(len(spec.bots))]
     else:
         summary.update(_coop_record(result))
@@ -55,9 +56,7 @@ def _bot_record(result: MatchResult, bot_index: int) -> dict[str, Any]:
     faults = Counter(
         game.outcome.termination.value
         for game in result.games
-        if game.outcome.seat is not None
-        and game.seat_bots[game.outcome.seat] == bot_index
-        and game.outcome.termination.value != "stuck"
+        if game.outcome.termination.is_forfeit and game.seat_bots[game.outcome.seat] == bot_index
     )
     low, high = wilson_interval(wins, n)
     return {
@@ -96,7 +95,7 @@ def format_summary(summary: dict[str, Any]) -> str:
         + (", duplicate deals" if summary["duplicate"] else "")
         + ("" if summary["sandbox"] else ", NOT sandboxed"),
     ]
-    if summary["game"] == "face-to-face":
+    if summary["game"] == FACE_TO_FACE:
         for bot in summary["bots"]:
             low, high = bot["ci95"]
             forfeits = ", ".join(f"{k} {v}" for k, v in bot["forfeits"].items()) or "none"

@@ -3,16 +3,21 @@
 Pure Python with no dependency on bots/ or league/. See docs/engine-api.md.
 """
 
+from games.catalog import EXTREME, FACE_TO_FACE, GAME_IDS, GAME_NAMES, THE_GAME
 from games.errors import CommandBroken, GameOver, IllegalTurn, LogMismatch
-from games.factory import GAME_IDS, new_game
+from games.factory import new_game
 from games.log import LOG_FORMAT, LOG_VERSION, GameLog, dumps_log, read_log
 from games.moves import Play, Turn
-from games.outcome import Outcome, Termination
+from games.outcome import FORFEITS, Outcome, Termination
 from games.replay import replay
 from games.state import GameState
 
 __all__ = [
+    "EXTREME",
+    "FACE_TO_FACE",
+    "FORFEITS",
     "GAME_IDS",
+    "GAME_NAMES",
     "LOG_FORMAT",
     "LOG_VERSION",
     "CommandBroken",
@@ -23,6 +28,7 @@ __all__ = [
     "LogMismatch",
     "Outcome",
     "Play",
+    "THE_GAME",
     "Termination",
     "Turn",
     "dumps_log",

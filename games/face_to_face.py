@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.catalog import FACE_TO_FACE
 from games.log import GameLog
 from games.moves import Play, Turn, _new_tuple
 from games.outcome import Outcome, Termination
 from games.state import ASCENDING, DESCENDING, GameState, TurnBuilder, is_trick, pile_rule_text
 
-GAME_ID = "face-to-face"
+GAME_ID = FACE_TO_FACE
 CARDS = range(2, 60)
 HAND_SIZE = 6
 MIN_PLAYS = 2

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from games import coop, face_to_face
+from games.catalog import EXTREME, FACE_TO_FACE, GAME_IDS, THE_GAME
 from games.commands import DEFAULT_TABLE, card_commands
 from games.shuffle import choice_index, shuffled
 from games.state import GameState
-
-GAME_IDS = (face_to_face.GAME_ID, coop.THE_GAME, coop.EXTREME)
 
 
 def new_game(
@@ -33,11 +32,16 @@ def new_game(
 def seeded_decks(game_id: str, seed: int | str) -> list[list[int]]:
     """The decks (in draw order) that `seed` deals for `game_id`."""
     seed_text = str(seed)
-    if game_id == face_to_face.GAME_ID:
+    if game_id == FACE_TO_FACE:
         return [shuffled(face_to_face.CARDS, seed_text, f"deck{seat}") for seat in range(2)]
-    if game_id in (coop.THE_GAME, coop.EXTREME):
+    if game_id in (THE_GAME, EXTREME):
         return [shuffled(coop.CARDS, seed_text, "deck")]
     raise ValueError(f"unknown game {game_id!r}; games are {', '.join(GAME_IDS)}")
+
+
+def seeded_start_seat(players: int, seed: int | str) -> int:
+    """The starting seat that `seed` draws by lot among `players` seats (RULES.md sections 1 and 2)."""
+    return choice_index(players, str(seed), "start")
 
 
 def _create(
@@ -49,7 +53,7 @@ def _create(
     hand_size: int | None,
     command_table: Mapping[str, Sequence[int]] | None,
 ) -> GameState:
-    if game_id == face_to_face.GAME_ID:
+    if game_id == FACE_TO_FACE:
         if players not in (None, 2):
             raise ValueError(f"face-to-face is for exactly 2 players, not {players}")
         if hand_size not in (None, face_to_face.HAND_SIZE) or command_table is not None:
@@ -59,18 +63,16 @@ def _create(
         _check_decks(decks, 2, face_to_face.CARDS)
         start = _start_seat(start_seat, 2, seed_text)
         return face_to_face.FaceToFaceState([list(deck) for deck in decks], start, seed_text)
-    if game_id in (coop.THE_GAME, coop.EXTREME):
+    if game_id in (THE_GAME, EXTREME):
         players = 1 if players is None else players
         if players not in coop.HAND_SIZES:
             raise ValueError(f"{game_id} is for 1 to 5 players, not {players}")
         size = coop.HAND_SIZES[players] if hand_size is None else hand_size
         if not 1 <= size <= coop.DECK_SIZE // players:
             raise ValueError(f"hand size {size} does not fit {players} player(s) and 98 cards")
-        if game_id == coop.THE_GAME and command_table is not None:
+        if game_id == THE_GAME and command_table is not None:
             raise ValueError("command tables are for the extreme game only")
-        table = (
-            card_commands(DEFAULT_TABLE if command_table is None else command_table) if game_id == coop.EXTREME else {}
-        )
+        table = card_commands(DEFAULT_TABLE if command_table is None else command_table) if game_id == EXTREME else {}
         if decks is None:
             decks = seeded_decks(game_id, seed_text)
         _check_decks(decks, 1, coop.CARDS)
@@ -81,7 +83,7 @@ def _create(
 
 def _start_seat(start_seat: int | None, players: int, seed: str) -> int:
     if start_seat is None:
-        return choice_index(players, seed, "start")
+        return seeded_start_seat(players, seed)
     if isinstance(start_seat, bool) or not isinstance(start_seat, int) or not 0 <= start_seat < players:
         raise ValueError(f"start seat {start_seat!r} is not a seat of {players} player(s)")
     return start_seat

@@ -38,7 +38,7 @@ class GameLog:
             {
                 "seat": seat,
                 "plays": [[play.card, play.pile] for play in turn.plays],
-                "signals": turn.signals,
+                "signals": turn.signals_json(),
                 "ms": None if ms is None else round(ms, 3),
             }
         )

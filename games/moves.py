@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from games.errors import IllegalTurn
@@ -22,23 +24,39 @@ class Play(NamedTuple):
         return [self.card, self.pile]
 
 
-_new_tuple = tuple.__new__  # builds a Play or Turn without NamedTuple's Python-level __new__
+_new_tuple = tuple.__new__  # builds a Play without NamedTuple's Python-level __new__
 
 
-class Turn(NamedTuple):
-    """The ordered plays a player makes before drawing, plus (co-op games) the signals set after them."""
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """The ordered plays a player makes before drawing, plus (co-op games) the signals set after them.
+
+    An immutable, hashable value, as a python-chess move is: `plays` is a tuple of Play and `signals` a tuple of
+    (pile, value) pairs in the order given. The constructor also takes a list of plays and a mapping (or pairs)
+    of signals and stores them as tuples; the JSON form keeps signals as an object.
+    """
 
     plays: tuple[Play, ...]
-    signals: dict[str, str] = {}
+    signals: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if type(self.plays) is not tuple:
+            object.__setattr__(self, "plays", tuple(Play(*play) for play in self.plays))
+        if type(self.signals) is not tuple:
+            object.__setattr__(self, "signals", _signal_pairs(self.signals))
 
     def __str__(self) -> str:
         text = " ".join(str(play) for play in self.plays)
         if self.signals:
-            text += " | " + " ".join(f"{pile}={value}" for pile, value in self.signals.items())
+            text += " | " + " ".join(f"{pile}={value}" for pile, value in self.signals)
         return text
 
     def to_json(self) -> dict[str, Any]:
-        return {"plays": [play.to_json() for play in self.plays], "signals": dict(self.signals)}
+        return {"plays": [play.to_json() for play in self.plays], "signals": self.signals_json()}
+
+    def signals_json(self) -> dict[str, str]:
+        """The signals as the JSON object a log and a bot use: {pile: value}."""
+        return dict(self.signals)
 
     @classmethod
     def from_json(cls, data: Any) -> Turn:
@@ -65,14 +83,10 @@ class Turn(NamedTuple):
                 plays.append(_new_tuple(Play, raw))
             else:
                 plays.append(_parse_play(index, raw))
-        if not raw_signals:
-            return _new_tuple(cls, (tuple(plays), {}))
-        signals = {}
         for pile, value in raw_signals.items():
             if not isinstance(pile, str) or value not in SIGNAL_VALUES:
                 raise _malformed(f"signal {pile!r}={value!r}: a signal is none, keep-off or jump")
-            signals[pile] = value
-        return cls(tuple(plays), signals)
+        return cls(tuple(plays), tuple(raw_signals.items()))
 
     @classmethod
     def parse(cls, text: str) -> Turn:
@@ -86,6 +100,11 @@ class Turn(NamedTuple):
             plays.append([int(card), pile])
         signals = dict(token.partition("=")[::2] for token in signals_text.split())
         return cls.from_json({"plays": plays, "signals": signals})
+
+
+def _signal_pairs(signals: Mapping[str, str] | Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    pairs = signals.items() if isinstance(signals, Mapping) else signals
+    return tuple((pile, value) for pile, value in pairs)
 
 
 def _parse_play(index: int, raw: Any) -> Play:

@@ -22,10 +22,17 @@ class Termination(enum.StrEnum):
         """A failure of the bot program itself, which a log can record but not re-check."""
         return self in BOT_FAILURES
 
+    @property
+    def is_forfeit(self) -> bool:
+        """The seat at fault loses by it: anything but playing every card or getting stuck."""
+        return self in FORFEITS
+
 
 BOT_FAILURES = frozenset(
     {Termination.TIMEOUT, Termination.CRASH, Termination.PROTOCOL_ERROR, Termination.RESOURCE_LIMIT}
 )
+# Members are str, so `"crash" in FORFEITS` holds as well as `Termination.CRASH in FORFEITS`.
+FORFEITS = frozenset({Termination.ILLEGAL_TURN, Termination.COMMAND_BROKEN} | BOT_FAILURES)
 
 
 @dataclass(frozen=True, slots=True)

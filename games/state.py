@@ -229,7 +229,7 @@ class GameState:
     def _forfeit_outcome(self, seat: int, termination: Termination, detail: str) -> Outcome:
         raise NotImplementedError
 
-    def _check_signals(self, builder: TurnBuilder, signals: dict[str, str]) -> None:
+    def _check_signals(self, builder: TurnBuilder, signals: tuple[tuple[str, str], ...]) -> None:
         if signals:
             raise IllegalTurn("signals are only for the co-op games", rule="signals")
 

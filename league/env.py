@@ -7,6 +7,8 @@ so a typo in a deployment fails at start-up instead of silently falling back to 
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -61,3 +63,43 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return list(default)
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+_REDIS_SCHEMES = {"redis", "rediss", "unix"}
+
+
+def env_caches(name: str, shared_dir: Path, timeout: int) -> dict[str, dict[str, Any]]:
+    """Django's CACHES from a cache URL: "default" keeps rendered page fragments for `timeout` seconds,
+    "generations" the tokens saying which fragments are current (league/arena/caching.py).
+
+    Worker processes change the tokens, so the tokens live where every process sees them: the same Redis,
+    or without one a folder on this machine. Unset, fragments stay in each process's own memory.
+    """
+    raw = os.environ.get(name, "").strip()
+    scheme = raw.partition("://")[0].lower() if "://" in raw else None
+    on_disk = {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": str(shared_dir),
+        "TIMEOUT": None,
+        "OPTIONS": {"MAX_ENTRIES": 100_000},
+    }
+    if not raw:
+        fragments = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "arena-pages"}
+        fragments["OPTIONS"] = {"MAX_ENTRIES": 2000}
+        generations = on_disk
+    elif scheme in _REDIS_SCHEMES:
+        # A Redis that stops answering slows a page by at most this much before the page renders uncached.
+        fragments = {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": raw,
+            "KEY_PREFIX": "arena",
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+        generations = {**fragments, "TIMEOUT": None}
+    elif raw.lower() == "dummy://":
+        fragments, generations = {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}, on_disk
+    else:
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} is not a cache URL: use redis://host:6379/1 (or rediss://, unix://) or dummy://"
+        )
+    return {"default": {**fragments, "TIMEOUT": timeout}, "generations": generations}

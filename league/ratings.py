@@ -27,16 +27,18 @@ API
 ---
 ``fit_ratings(results, *, prior_games=2.0, anchor=1500.0) -> dict[player, Rating]``
     ``results`` yields ``(player_a, player_b, score_a)`` with ``score_a`` in {0, 0.5, 1}.
-``fit_counts(players, a, b, *, wins_a, wins_b, draws=None, prior_games=2.0, anchor=1500.0)``
+``fit_counts(players, a, b, *, wins_a, wins_b, draws=None, prior_games=2.0, anchor=1500.0, start=None)``
     Pre-aggregated form (e.g. from a SQL ``GROUP BY``): row ``k`` says ``players[a[k]]`` and
     ``players[b[k]]`` played ``wins_a[k] + wins_b[k] + draws[k]`` games. A pair may appear in several
-    rows and in either orientation; one row per game is valid too.
+    rows and in either orientation; one row per game is valid too. ``start`` (player -> Elo, e.g. the
+    previous fit's) only sets where Newton's method starts: a refit after a few more games then takes
+    two or three steps instead of seven or eight, and ends on the same optimum (to ~1e-12 Elo).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -142,6 +144,7 @@ def fit_counts(
     draws: ArrayLike | None = None,
     prior_games: float = 2.0,
     anchor: float = 1500.0,
+    start: Mapping[Hashable, float] | None = None,
 ) -> dict[Hashable, Rating]:
     """Fit ratings to game counts: row k = ``players[a[k]]`` vs ``players[b[k]]`` with its wins/losses/draws."""
     n = len(players)
@@ -173,10 +176,20 @@ def fit_counts(
     _, group = scipy.sparse.csgraph.connected_components(
         scipy.sparse.coo_array((np.ones(len(i)), (i, j)), shape=(n, n)), directed=False
     )
+    initial = np.zeros(n)
+    if start:
+        initial = np.array([(start.get(player, anchor) - anchor) / ELO_PER_NAT for player in players], dtype=float)
+        if not np.all(np.isfinite(initial)):
+            raise ValueError("start holds a rating that is not a finite number")
+    problem = (n, i, j, (half_points_i + virtual_draws) / 2.0, games + virtual_draws, group.astype(np.int64))
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
-        theta, variance = _posterior_mode(
-            n, i, j, (half_points_i + virtual_draws) / 2.0, games + virtual_draws, group.astype(np.int64)
-        )
+        try:
+            theta, variance = _posterior_mode(*problem, initial)
+        except RuntimeError:
+            if not initial.any():
+                raise
+            # A start far off (ratings from very different games) can leave the Hessian numerically flat.
+            theta, variance = _posterior_mode(*problem, np.zeros(n))
 
     elo = anchor + ELO_PER_NAT * theta
     margin = np.where(opponents > 0, Z95 * ELO_PER_NAT * np.sqrt(variance), math.inf)
@@ -254,14 +267,15 @@ def _posterior_mode(
     score_i: NDArray[np.float64],
     games: NDArray[np.float64],
     group: NDArray[np.int64],
+    initial: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Maximise the log-posterior.
+    """Maximise the log-posterior, starting from `initial`.
 
     Return the strengths (nats, every group's mean at 0) and the variances of their offsets from
     their group's mean.
     """
     posterior = _Posterior(n, i, j, score_i, games, group)
-    theta = np.zeros(n)
+    theta = initial.copy()
     if n == 0:
         return theta, theta.copy()
     solve = posterior.dense_step if n <= DENSE_LIMIT else posterior.sparse_step

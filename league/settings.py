@@ -2,6 +2,14 @@
 
 docs/operators.md has the table. With nothing set, the server runs embedded: SQLite and a
 filesystem message broker under ARENA_DATA_DIR, so one machine needs no other server.
+
+Database connections are kept open for DATABASE_CONN_MAX_AGE seconds (default 60; 0 closes each
+after its request) and checked before reuse unless DATABASE_CONN_HEALTH_CHECKS is false.
+
+Pages cache what changes only when ratings are refitted or a match is stored (league/arena/caching.py).
+CACHE_URL picks the cache: unset, each process keeps its own local-memory cache; `redis://host:6379/1`
+(or `rediss://`, `unix://`) shares one Redis among all web servers; `dummy://` turns caching off.
+CACHE_TIMEOUT (default 300 s) bounds how long a fragment is kept even if no change is announced.
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from league.env import env_bool, env_float, env_int, env_list, env_str
+from league.env import env_bool, env_caches, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("ARENA_DATA_DIR", str(BASE_DIR / "var"))).resolve()
@@ -72,7 +80,8 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'arena.sqlite3'}"),
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0),
+        conn_health_checks=env_bool("DATABASE_CONN_HEALTH_CHECKS", True),
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -85,6 +94,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+CACHES = env_caches("CACHE_URL", DATA_DIR / "page-generations", timeout=env_int("CACHE_TIMEOUT", 300, minimum=1))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

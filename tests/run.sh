@@ -14,7 +14,8 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
-python3 -m pip install -q --disable-pip-version-check -e '.[test]'
+# The project and its test tools go into the checkout's .venv (Debian's python3 refuses system-wide installs).
+PY=$(python3 league/bootstrap.py --extras test)
 
 if ! pg_isready -q -h 127.0.0.1 -p 5432; then
     pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start
@@ -27,6 +28,6 @@ fi
 
 # The whole suite against the production parts: PostgreSQL (psycopg 3) and Redis ...
 DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena CELERY_BROKER_URL=redis://127.0.0.1:6379/0 \
-    python3 -m pytest -p no:cacheprovider "$@"
+    "$PY" -m pytest -p no:cacheprovider "$@"
 # ... and the league once more on the embedded default: SQLite and the filesystem broker.
-env -u DATABASE_URL -u CELERY_BROKER_URL python3 -m pytest -p no:cacheprovider tests/league
+env -u DATABASE_URL -u CELERY_BROKER_URL "$PY" -m pytest -p no:cacheprovider tests/league

@@ -295,3 +295,42 @@ def test_bad_counts_are_named(kwargs, message):
     arguments.update(kwargs)
     with pytest.raises(ValueError, match=message):
         fit_counts(arguments.pop("players"), arguments.pop("a"), arguments.pop("b"), **arguments)
+
+
+def test_the_rating_maths_imports_without_django_or_celery():
+    import os
+    import subprocess
+    import sys
+
+    environment = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+    code = (
+        "import sys, league.ratings\n"
+        "assert league.ratings.fit_ratings([(1, 2, 1), (2, 1, 0.5)])[1].elo > 1500\n"
+        "print(sorted({'django', 'celery'} & {name.split('.')[0] for name in sys.modules}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_warm_start_ends_on_the_same_optimum():
+    rng = random.Random(3)
+    results = [(a, b, rng.choice([0, 0.5, 1])) for a, b in ((rng.randrange(40), rng.randrange(40)) for _ in range(600))]
+    results = [r for r in results if r[0] != r[1]]
+    cold = fit_ratings(results)
+    # From the fit itself, from a fit on fewer games, and from nonsense: always the same numbers.
+    fewer = fit_ratings(results[:400])
+    starts = [{p: r.elo for p, r in cold.items()}, {p: r.elo for p, r in fewer.items()}, {0: 9000.0, 5: -400.0}]
+    players = sorted(cold)
+    index = {p: k for k, p in enumerate(players)}
+    a = [index[r[0]] for r in results]
+    b = [index[r[1]] for r in results]
+    wins_a = [r[2] == 1 for r in results]
+    wins_b = [r[2] == 0 for r in results]
+    draws = [r[2] == 0.5 for r in results]
+    for start in starts:
+        warm = fit_counts(players, a, b, wins_a=wins_a, wins_b=wins_b, draws=draws, start=start)
+        for player, rating in cold.items():
+            assert warm[player].elo == pytest.approx(rating.elo, abs=1e-9)
+            assert warm[player].low == pytest.approx(rating.low, abs=1e-9)
+    with pytest.raises(ValueError, match="start holds a rating that is not a finite number"):
+        fit_counts(players, a, b, wins_a=wins_a, wins_b=wins_b, draws=draws, start={0: math.nan})

@@ -1,4 +1,4 @@
-"""The house bots, named `house:NAME` on the command line and in logs.
+"""The house bots, named `house:NAME` on the command line, in logs and in the league (`parse_ref` reads the name).
 
 Each is an ordinary bot module (`play(observation) -> turn`, optionally `new_game(info)`), written against
 the public bot contract only. `load_house_bot` returns a fresh module object on every call: module globals
@@ -11,10 +11,13 @@ import importlib.util
 import sys
 from types import ModuleType
 
+HOUSE_PREFIX = "house:"
+# name -> module within this package. Relative on purpose: a full module name written here would read, to
+# `bots.house.versions`, as a module that every house bot importing this package loads.
 HOUSE_BOTS: dict[str, str] = {
-    "random": "bots.house.random_bot",
-    "greedy": "bots.house.greedy",
-    "expert": "bots.house.expert",
+    "random": "random_bot",
+    "greedy": "greedy",
+    "expert": "expert",
 }
 
 
@@ -22,14 +25,36 @@ class UnknownHouseBot(ValueError):
     """A house bot name that is not in HOUSE_BOTS."""
 
 
+def is_house_ref(ref: str) -> bool:
+    """Whether a bot reference names a house bot (`house:NAME`) rather than a bot file."""
+    return ref.startswith(HOUSE_PREFIX)
+
+
+def parse_ref(ref: str) -> str:
+    """The house bot's name in `ref` ("house:greedy" -> "greedy"); UnknownHouseBot unless it names one."""
+    if not is_house_ref(ref):
+        raise UnknownHouseBot(f"{ref!r} is not a house bot reference; write house:NAME ({_known()})")
+    name = ref[len(HOUSE_PREFIX) :]
+    if name not in HOUSE_BOTS:
+        raise UnknownHouseBot(f"unknown house bot {name!r}; {_known()}")
+    return name
+
+
+def _known() -> str:
+    return "house bots are: " + ", ".join(HOUSE_PREFIX + name for name in sorted(HOUSE_BOTS))
+
+
+def house_module(name: str) -> str:
+    """The module that is the house bot `name` (e.g. "greedy" -> "bots.house.greedy")."""
+    try:
+        return f"{__name__}.{HOUSE_BOTS[name]}"
+    except KeyError:
+        raise UnknownHouseBot(f"unknown house bot {name!r}; {_known()}") from None
+
+
 def load_house_bot(name: str) -> ModuleType:
     """A new, unshared instance of the house bot `name` (e.g. "greedy")."""
-    try:
-        module_name = HOUSE_BOTS[name]
-    except KeyError:
-        known = ", ".join(sorted(HOUSE_BOTS))
-        raise UnknownHouseBot(f"unknown house bot {name!r}; house bots are: {known}") from None
-    return fresh_module(module_name)
+    return fresh_module(house_module(name))
 
 
 def fresh_module(module_name: str) -> ModuleType:

@@ -22,7 +22,7 @@ from bots.sandbox import seccomp
 from bots.sandbox.bwrap import SANDBOX_HARNESS_DIR, SandboxUnavailable, bwrap_path, reachable, scratch_root
 from bots.sandbox.limits import STARTUP_SECONDS, SandboxLimits
 from bots.sandbox.process import SandboxProcess
-from bots.sandbox.unpack import bot_version, unpack_bot
+from bots.sandbox.unpack import UnpackLimits, bot_version, unpack_bot
 from games import Termination
 
 HARNESS_SOURCE = Path(__file__).with_name("harness.py")
@@ -54,12 +54,14 @@ class SandboxedPlayer:
         version: str | None = None,
         limits: SandboxLimits | None = None,
         temp_root: str | None = None,
+        unpack_limits: UnpackLimits | None = None,
     ) -> None:
         self.bot_file = Path(bot_file)
         self.name = name or self.bot_file.name
         self.version = version or bot_version(self.bot_file)
         self.limits = limits or SandboxLimits()
         self.temp_root = temp_root
+        self.unpack_limits = unpack_limits
         self.startup_timeout = STARTUP_SECONDS
         self._workdir: Path | None = None
         self._sandbox: SandboxProcess | None = None
@@ -88,7 +90,7 @@ class SandboxedPlayer:
         try:
             for sub in ("bot", "harness", "empty"):
                 (workdir / sub).mkdir()
-            unpack_bot(self.bot_file, workdir / "bot")
+            unpack_bot(self.bot_file, workdir / "bot", self.unpack_limits)
             for name, code in _harness_files().items():
                 (workdir / "harness" / name).write_bytes(code)
             uid, gid, switch = self.limits.identity()

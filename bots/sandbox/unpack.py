@@ -1,8 +1,11 @@
 """Unpack an uploaded bot (.py file, or .zip with bot.py at its root) into a private directory.
 
-A zip is checked before anything is written: no absolute or escaping paths, no links or special files,
-a bounded number of members and bounded sizes (checked against the bytes actually inflated, since a
-zip's headers can lie).
+`check_archive` is the one set of rules for a bot's zip: the league's upload check and this unpacker both apply
+it, with the same `UnpackLimits` (the league builds them from its settings and passes them down with each match),
+so a bot the league accepts always unpacks on a worker. It refuses absolute or escaping paths, links and special
+files, names given twice or as both a file and a folder, encrypted entries, too many entries, too many bytes and
+zip-bomb ratios, all before anything is written; the unpacker then also counts the bytes actually inflated, since a
+zip's headers can lie.
 """
 
 from __future__ import annotations
@@ -12,15 +15,33 @@ import posixpath
 import shutil
 import stat
 import zipfile
+from dataclasses import dataclass, fields
 from pathlib import Path
 
-# The league's upload checks (league/settings.py) use the same defaults, so a bot it accepts also unpacks here.
-MAX_BOT_BYTES = 50 * 1024 * 1024  # unpacked size of one bot
-MAX_BOT_FILES = 200
+BOMB_MIN_BYTES = 1024  # smaller members may compress as well as they like
+
+
+@dataclass(frozen=True)
+class UnpackLimits:
+    """How big an uploaded bot may be."""
+
+    py_bytes: int = 1 << 20  # a .py upload
+    zip_bytes: int = 10 << 20  # a .zip upload
+    zip_entries: int = 200
+    unpacked_bytes: int = 50 << 20  # everything a .zip holds, unpacked
+    compression_ratio: int = 100  # unpacked to packed size of one member
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"unpack limit {field.name} must be a positive integer, not {value!r}")
 
 
 class BotPackageError(ValueError):
-    """An uploaded bot that cannot be used: wrong type, no bot.py, unsafe or oversized zip."""
+    """An uploaded bot that cannot be used: wrong type, no bot.py, unsafe or oversized zip.
+
+    The message is written for the person who uploaded it."""
 
 
 def bot_version(source: Path) -> str:
@@ -32,38 +53,97 @@ def bot_version(source: Path) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def unpack_bot(source: Path, destination: Path, max_bytes: int = MAX_BOT_BYTES, max_files: int = MAX_BOT_FILES) -> None:
+def mib(size: int) -> str:
+    return f"{size / (1 << 20):g} MiB"
+
+
+def check_archive(archive: zipfile.ZipFile, limits: UnpackLimits) -> list[tuple[zipfile.ZipInfo, str]]:
+    """Every member with its normalised path, or BotPackageError naming the first rule the zip breaks."""
+    members = archive.infolist()
+    if len(members) > limits.zip_entries:
+        raise BotPackageError(f"the zip holds {len(members)} entries; at most {limits.zip_entries} are allowed")
+    checked = []
+    seen: set[str] = set()
+    unpacked = 0
+    for member in members:
+        path = _member_path(member)
+        if path in seen:
+            raise BotPackageError(f"the zip holds {member.filename} twice")
+        seen.add(path)
+        if member.flag_bits & 0x1:
+            raise BotPackageError(f"the zip holds an encrypted entry: {member.filename}")
+        unpacked += member.file_size
+        if unpacked > limits.unpacked_bytes:
+            raise BotPackageError(f"the zip unpacks to more than {mib(limits.unpacked_bytes)}")
+        ratio = member.file_size / max(member.compress_size, 1)
+        if member.file_size > BOMB_MIN_BYTES and ratio > limits.compression_ratio:
+            raise BotPackageError(
+                f"{member.filename} is compressed {ratio:.0f} to 1; more than "
+                f"{limits.compression_ratio} to 1 looks like a zip bomb"
+            )
+        checked.append((member, path))
+    files = {path for member, path in checked if not member.is_dir()}
+    for path in sorted(seen):
+        parent = posixpath.dirname(path)
+        while parent:
+            if parent in files:
+                raise BotPackageError(f"the zip holds {parent} both as a file and as a folder")
+            parent = posixpath.dirname(parent)
+    if "bot.py" not in files:
+        raise BotPackageError("the zip has no bot.py at its top level")
+    return checked
+
+
+def _member_path(member: zipfile.ZipInfo) -> str:
+    name = member.filename
+    if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+        raise BotPackageError(f"the zip holds an absolute path: {name}")
+    if "\\" in name:
+        raise BotPackageError(f"the zip holds a path with a backslash: {name}")
+    if "\0" in name:
+        raise BotPackageError(f"the zip holds a name with a NUL character: {name!r}")
+    if ".." in name.split("/"):
+        raise BotPackageError(f"the zip holds a path that leaves the bot's folder: {name}")
+    kind = stat.S_IFMT(member.external_attr >> 16)  # 0 when the archiver recorded no Unix file type
+    if kind == stat.S_IFLNK:
+        raise BotPackageError(f"the zip holds a link: {name}; links are not allowed")
+    if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+        raise BotPackageError(f"the zip holds a special file: {name}; only files and folders are allowed")
+    path = posixpath.normpath(name)
+    if path == ".":
+        raise BotPackageError(f"the zip holds an entry that names no file: {name!r}")
+    return path
+
+
+def unpack_bot(source: Path, destination: Path, limits: UnpackLimits | None = None) -> None:
     """Write the bot's files into the existing, empty directory `destination`."""
+    limits = limits or UnpackLimits()
     source = Path(source)
     if not source.is_file():
         raise BotPackageError(f"bot file {source} does not exist or is not a file")
-    if source.suffix == ".py":
-        if source.stat().st_size > max_bytes:
-            raise BotPackageError(f"bot file {source} is larger than {max_bytes} bytes")
-        shutil.copyfile(source, destination / "bot.py")
-    elif source.suffix == ".zip":
-        _unpack_zip(source, destination, max_bytes, max_files)
-    else:
+    size = source.stat().st_size
+    if source.suffix not in (".py", ".zip"):
         raise BotPackageError(f"a bot is a .py file or a .zip holding bot.py, not {source.name!r}")
+    limit = limits.py_bytes if source.suffix == ".py" else limits.zip_bytes
+    if size > limit:
+        raise BotPackageError(f"{source.name} is {mib(size)}; a {source.suffix} upload may be at most {mib(limit)}")
+    if source.suffix == ".py":
+        shutil.copyfile(source, destination / "bot.py")
+    else:
+        _unpack_zip(source, destination, limits)
     for path in [destination, *destination.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
 
 
-def _unpack_zip(source: Path, destination: Path, max_bytes: int, max_files: int) -> None:
+def _unpack_zip(source: Path, destination: Path, limits: UnpackLimits) -> None:
     try:
         archive = zipfile.ZipFile(source)
     except (zipfile.BadZipFile, OSError) as error:
         raise BotPackageError(f"{source.name} is not a readable zip file: {error}") from None
     with archive:
-        members = archive.infolist()
-        if len(members) > max_files:
-            raise BotPackageError(f"{source.name} holds {len(members)} entries, more than {max_files}")
-        names = [_member_path(source.name, member) for member in members]
-        if "bot.py" not in names:
-            raise BotPackageError(f"{source.name} has no bot.py at its root")
-        budget = max_bytes
-        for member, name in zip(members, names, strict=True):
-            target = destination.joinpath(*name.split("/"))
+        budget = limits.unpacked_bytes
+        for member, path in check_archive(archive, limits):
+            target = destination.joinpath(*path.split("/"))
             if member.is_dir():
                 target.mkdir(parents=True, exist_ok=True)
                 continue
@@ -73,24 +153,7 @@ def _unpack_zip(source: Path, destination: Path, max_bytes: int, max_files: int)
                     while block := reader.read(1 << 16):
                         budget -= len(block)
                         if budget < 0:
-                            raise BotPackageError(f"{source.name} unpacks to more than {max_bytes} bytes")
+                            raise BotPackageError(f"the zip unpacks to more than {mib(limits.unpacked_bytes)}")
                         writer.write(block)
-            except FileExistsError:
-                raise BotPackageError(f"{source.name} holds {name} twice") from None
             except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError) as error:
-                raise BotPackageError(f"{source.name}: cannot extract {name}: {error}") from None
-
-
-def _member_path(archive_name: str, member: zipfile.ZipInfo) -> str:
-    name = member.filename
-    kind = stat.S_IFMT(member.external_attr >> 16)  # 0 when the archiver recorded no Unix file type
-    if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
-        raise BotPackageError(f"{archive_name}: {name} is a link or special file; only plain files are allowed")
-    if "\\" in name or "\0" in name:
-        raise BotPackageError(f"{archive_name}: entry name {name!r} contains a backslash or NUL")
-    clean = posixpath.normpath(name.rstrip("/"))
-    if name.startswith("/") or clean == ".." or clean.startswith("../") or clean in ("", "."):
-        raise BotPackageError(f"{archive_name}: entry {name!r} points outside the bot's directory")
-    if any(part == ".." for part in name.split("/")):
-        raise BotPackageError(f"{archive_name}: entry {name!r} contains '..'")
-    return clean
+                raise BotPackageError(f"{source.name}: cannot extract {path}: {error}") from None

@@ -6,3 +6,8 @@ class ArenaConfig(AppConfig):
     label = "arena"
     verbose_name = "Arena"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Connects the page cache to the league's change signals in every process, workers included:
+        # they send the signals, so they must mark the cached pages stale.
+        from league.arena import caching  # noqa: F401

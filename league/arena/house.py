@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
-from bots.house import HOUSE_BOTS
+from bots.house import HOUSE_BOTS, parse_ref, versions
 from league.arena.models import GAME_CHOICES, Bot, BotVersion
 
 HOUSE_USER = "house"
 
 
 def house_sha256(name: str) -> str:
-    """The sha256 of the house bot's source, so a changed house bot becomes a new version."""
-    spec = importlib.util.find_spec(HOUSE_BOTS[name])
-    if spec is None or spec.origin is None:
-        raise LookupError(f"the house bot {name} has no source file")
-    with open(spec.origin, "rb") as source:
-        return hashlib.sha256(source.read()).hexdigest()
+    """The hash over every module the house bot loads, so a change to any of them makes a new version."""
+    return versions.house_version(name).removeprefix("sha256:")
 
 
 def _house_bot_name(name: str, game: str) -> str:
@@ -29,10 +22,7 @@ def _house_bot_name(name: str, game: str) -> str:
 
 def house_version(ref: str, game: str = "face-to-face") -> BotVersion:
     """The current version of the house bot `ref` (e.g. "house:greedy") for `game`, created on first use."""
-    prefix, _, name = ref.partition(":")
-    if prefix != "house" or name not in HOUSE_BOTS:
-        known = ", ".join(f"house:{n}" for n in sorted(HOUSE_BOTS))
-        raise ValueError(f"{ref!r} is not a house bot; house bots are: {known}")
+    name = parse_ref(ref)  # UnknownHouseBot is a ValueError
     owner, _ = get_user_model().objects.get_or_create(username=HOUSE_USER, defaults={"is_active": False})
     sha = house_sha256(name)
     for _attempt in range(2):  # a concurrent first use may create the same rows: then read theirs
@@ -53,6 +43,7 @@ def house_version(ref: str, game: str = "face-to-face") -> BotVersion:
                         filename=ref,
                         status=BotVersion.Status.ACTIVE,
                     )
+                    bot.refresh_active_version()
                 return version
         except IntegrityError:
             continue

@@ -21,13 +21,16 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from league.arena.models import BotVersion, Game, GameSeat, Match, on_commit_send
+import bots.match
+from bots.match import BotSpec, MatchSpec, TimeControl
+from league.arena import queue, refits, results, signals
+from league.arena.models import FORFEITS, BotUpload, BotVersion, Match
+from league.arena.uploads import upload_limits
 
 log = logging.getLogger(__name__)
 
-STDERR_TAIL_CHARS = 4000
+STDERR_TAIL_CHARS = results.STDERR_TAIL_CHARS
 HEARTBEAT_SECONDS = 1.0
-FORFEITS = {"illegal-turn", "command-broken", "timeout", "crash", "protocol-error", "resource-limit"}
 
 
 class ClaimLost(Exception):
@@ -44,7 +47,7 @@ def bot_file(version: BotVersion) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{version.sha256}.{version.kind}"
     if not path.exists():
-        content = bytes(BotVersion.objects.values_list("content", flat=True).get(pk=version.pk))
+        content = bytes(BotUpload.objects.values_list("content", flat=True).get(version=version.pk))
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=".upload-")
         with os.fdopen(handle, "wb") as out:
             out.write(content)
@@ -53,9 +56,7 @@ def bot_file(version: BotVersion) -> Path:
     return path
 
 
-def match_spec(match: Match, versions: list[BotVersion]) -> Any:
-    from bots.match import BotSpec, MatchSpec, TimeControl
-
+def match_spec(match: Match, versions: list[BotVersion]) -> MatchSpec:
     bots = []
     for version in versions:
         ref = version.bot.house_ref if version.kind == BotVersion.Kind.HOUSE else str(bot_file(version))
@@ -69,6 +70,7 @@ def match_spec(match: Match, versions: list[BotVersion]) -> Any:
         duplicate=match.duplicate,
         time_control=TimeControl(turn=match.turn_seconds, bank=match.bank_seconds, startup=match.startup_seconds),
         sandbox=settings.ARENA_SANDBOX,
+        unpack_limits=upload_limits(),
     )
 
 
@@ -78,8 +80,6 @@ def lease() -> timedelta:
 
 def play(match_id: int, worker: str | None = None) -> bool:
     """Play the match if nobody else is; True when this call stored its results."""
-    from bots.match import run_match
-
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
         log.warning("match %s does not exist (deleted?); nothing to play", match_id)
@@ -103,7 +103,7 @@ def play(match_id: int, worker: str | None = None) -> bool:
             raise ClaimLost(f"match {match.pk} was taken over by another worker")
 
     try:
-        result = run_match(match_spec(match, versions), on_game=on_game)
+        result = bots.match.run_match(match_spec(match, versions), on_game=on_game)
     except ClaimLost:
         log.warning("match %s: claim lost while playing; another worker finishes it", match.pk)
         return False
@@ -120,8 +120,6 @@ def play(match_id: int, worker: str | None = None) -> bool:
 
 def _runner_broke(match: Match, token: uuid.UUID, versions: list[BotVersion], error: Exception) -> None:
     """The runner itself failed (not a bot): retry later, or give up after the last attempt."""
-    from league.arena import tasks
-
     give_up = match.attempts >= settings.ARENA_MATCH_MAX_ATTEMPTS
     reason = f"attempt {match.attempts}: the match runner failed: {error!r}"
     log.exception("match %s: %s", match.pk, reason)
@@ -131,23 +129,13 @@ def _runner_broke(match: Match, token: uuid.UUID, versions: list[BotVersion], er
         if give_up and match.kind == Match.Kind.VALIDATION:
             versions[0].mark_validated(False, f"the server could not run the validation games: {error}")
         if give_up and match.tournament_id:
-            on_commit_send(tasks.finish_tournament, match.tournament_id)
-    if not give_up:
-        transaction.on_commit(lambda: tasks.play_match.apply_async((match.pk,), countdown=10 * match.attempts))
+            queue.finish_tournament(match.tournament_id)
+        if not give_up:
+            queue.play_match(match.pk, countdown=10 * match.attempts)
 
 
-def _points(game_id: str, winner: int | None, seat: int) -> float | None:
-    if game_id != "face-to-face":
-        return None
-    if winner is None:
-        return 0.5
-    return 1.0 if seat == winner else 0.0
-
-
-def store(match: Match, token: uuid.UUID, versions: list[BotVersion], result: Any) -> None:
-    """Results, logs and consequences in one transaction, only while this worker still holds the claim."""
-    from league.arena import tasks
-
+def store(match: Match, token: uuid.UUID, versions: list[BotVersion], result: bots.match.MatchResult) -> None:
+    """Results, logs, aggregates and consequences in one transaction, only while this worker still holds the claim."""
     now = timezone.now()
     with transaction.atomic():
         finished = Match.objects.filter(pk=match.pk, claim_token=token, status=Match.Status.RUNNING).update(
@@ -155,51 +143,14 @@ def store(match: Match, token: uuid.UUID, versions: list[BotVersion], result: An
         )
         if finished != 1:
             raise ClaimLost(f"match {match.pk} is no longer claimed by this worker")
-        rows = []
-        for game_result in result.games:
-            outcome = game_result.outcome
-            game_log = game_result.log
-            rows.append(
-                Game(
-                    match=match,
-                    index=game_result.index,
-                    game=match.game,
-                    seed=str(game_log.get("seed", "")),
-                    start_seat=game_log.get("start_seat", 0),
-                    termination=outcome.termination.value,
-                    winner_seat=outcome.winner,
-                    fault_seat=outcome.seat if outcome.termination.value in FORFEITS else None,
-                    score=outcome.score,
-                    detail=outcome.detail or "",
-                    turns=len(game_log.get("turns", [])),
-                    log_zlib=Game.compress_log(game_log),
-                    played_at=now,
-                )
-            )
-        stored = Game.objects.bulk_create(rows)
-        GameSeat.objects.bulk_create(
-            [
-                GameSeat(
-                    game=game,
-                    seat=seat,
-                    version=versions[bot_index],
-                    points=_points(match.game, game_result.outcome.winner, seat),
-                )
-                for game, game_result in zip(stored, result.games, strict=True)
-                for seat, bot_index in enumerate(game_result.seat_bots)
-            ]
-        )
-        entries = {entry.index: entry for entry in match.entries.all()}
-        for index, text in (result.stderr or {}).items():
-            if index in entries and text:
-                entries[index].stderr_tail = text[-STDERR_TAIL_CHARS:]
-                entries[index].save(update_fields=["stderr_tail"])
+        results.save_games(match, versions, result.games, result.stderr or {}, now)
         if match.kind == Match.Kind.VALIDATION:
             judge_validation(versions[0], result)
         if match.tournament_id:
-            on_commit_send(tasks.finish_tournament, match.tournament_id)
-        if match.rated and match.game == "face-to-face":
-            on_commit_send(tasks.refit_ratings, match.game)
+            signals.send_tournament_changed(match.tournament_id)
+            queue.finish_tournament(match.tournament_id)
+        if results.counts_for_pairs(match):
+            transaction.on_commit(lambda: refits.request(match.game))
 
 
 def judge_validation(version: BotVersion, result: Any) -> None:
@@ -218,8 +169,6 @@ def judge_validation(version: BotVersion, result: Any) -> None:
 
 def requeue_lost() -> int:
     """Send again the matches whose worker died or whose message was lost; claiming keeps this safe."""
-    from league.arena import tasks
-
     now = timezone.now()
     stale = now - lease()
     lost = Q(status=Match.Status.RUNNING, heartbeat_at__lt=stale, queued_at__lt=stale) | Q(
@@ -229,7 +178,7 @@ def requeue_lost() -> int:
     for pk in Match.objects.filter(lost).values_list("pk", flat=True)[:1000]:
         # Stamping queued_at first means two sweepers cannot both re-send the same match.
         if Match.objects.filter(lost, pk=pk).update(queued_at=now):
-            tasks.play_match.delay(pk)
+            queue.play_match(pk)
             sent += 1
     if sent:
         log.warning("re-sent %d matches whose worker died or whose message was lost", sent)

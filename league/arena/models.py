@@ -1,7 +1,12 @@
 """Bots, their versions, the matches they play, the games those produce, tournaments and ratings.
 
 Every game points at the exact bot versions that played it (a version is a sha256 of its upload),
-and a version's code is kept in the database so any worker on any host can run it.
+and a version's code is kept in the database (`BotUpload`, apart from the version row so no page loads it by
+accident) so any worker on any host can run it.
+
+Results are also kept as aggregates, written in the same transaction as the games (see `league.arena.results`):
+`MatchEntry` counts each entry's wins, losses, draws and points, and `PairResult` counts the rated games of every
+pair of versions, so refits, leaderboards and tournament tables never read the games themselves.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models, transaction
 from django.db.models import F, Q
@@ -20,14 +26,15 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
-FACE_TO_FACE = "face-to-face"
-GAME_CHOICES = [
-    (FACE_TO_FACE, "The Game: Face to Face"),
-    ("the-game", "The Game"),
-    ("extreme", "The Game Extreme"),
-]
-GAME_NAMES = dict(GAME_CHOICES)
+import games
+from league.arena import signals
+
+FACE_TO_FACE = games.FACE_TO_FACE
+GAME_NAMES = dict(games.GAME_NAMES)
+GAME_CHOICES = list(GAME_NAMES.items())
 COMPETITIVE_GAMES = {FACE_TO_FACE}
+TERMINATION_CHOICES = [(termination.value, termination.value) for termination in games.Termination]
+FORFEITS = games.FORFEITS  # the terminations where a bot lost by its own fault (members compare equal to their text)
 
 BOT_NAME_RULE = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$",
@@ -47,11 +54,21 @@ class Bot(models.Model):
     house_ref = models.CharField(
         max_length=40, blank=True, help_text="Set for the house bots that ship with the runner, e.g. house:greedy."
     )
+    active_version = models.ForeignKey(
+        "BotVersion",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="active_for",
+        editable=False,
+        help_text="The newest active version: the one on the ladder. Kept by refresh_active_version().",
+    )
     created = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["owner__username", "name"]
         constraints = [models.UniqueConstraint("owner", Lower("name"), name="bot_name_unique_per_owner")]
+        indexes = [models.Index(fields=["game", "active_version"])]
 
     def __str__(self) -> str:
         return self.full_name
@@ -65,6 +82,15 @@ class Bot(models.Model):
 
     def newest_active_version(self) -> BotVersion | None:
         return self.versions.filter(status=BotVersion.Status.ACTIVE).order_by("-number").first()
+
+    def refresh_active_version(self) -> bool:
+        """Point `active_version` at the newest active version; True (and the leaderboard told) if it changed."""
+        newest = self.newest_active_version()
+        changed = Bot.objects.filter(pk=self.pk).exclude(active_version=newest).update(active_version=newest)
+        self.active_version = newest
+        if changed:
+            signals.send_leaderboard_changed(self.game)
+        return bool(changed)
 
     def next_version_number(self) -> int:
         newest = self.versions.order_by("-number").values_list("number", flat=True).first()
@@ -88,7 +114,6 @@ class BotVersion(models.Model):
     kind = models.CharField(max_length=8, choices=Kind.choices)
     filename = models.CharField(max_length=200, blank=True)
     size = models.PositiveIntegerField(default=0)
-    content = models.BinaryField(editable=False, default=b"")
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.VALIDATING)
     failure_reason = models.TextField(blank=True)
     stderr_tail = models.TextField(blank=True)
@@ -127,7 +152,18 @@ class BotVersion(models.Model):
         )
         if updated:
             self.refresh_from_db(fields=["status", "failure_reason", "stderr_tail", "validated_at"])
+            self.bot.refresh_active_version()
         return bool(updated)
+
+
+class BotUpload(models.Model):
+    """A version's uploaded file, in a table of its own: only the worker that unpacks it reads it."""
+
+    version = models.OneToOneField(BotVersion, on_delete=models.CASCADE, primary_key=True, related_name="upload")
+    content = models.BinaryField()
+
+    def __str__(self) -> str:
+        return f"upload of {self.version_id}"
 
 
 class Tournament(models.Model):
@@ -172,8 +208,6 @@ class Tournament(models.Model):
         return 2 if self.format == self.Format.DOUBLE_ROUND_ROBIN else 1
 
     def clean(self) -> None:
-        from django.core.exceptions import ValidationError
-
         if self.game not in COMPETITIVE_GAMES:
             raise ValidationError({"game": "Tournaments are played in Face to Face, the competitive game."})
 
@@ -193,11 +227,12 @@ class Tournament(models.Model):
     def mark_finished_if_done(self) -> bool:
         if self.matches.exclude(status__in=[Match.Status.DONE, Match.Status.FAILED]).exists():
             return False
-        return bool(
-            Tournament.objects.filter(pk=self.pk, status=self.Status.RUNNING).update(
-                status=self.Status.FINISHED, finished_at=timezone.now()
-            )
+        finished = Tournament.objects.filter(pk=self.pk, status=self.Status.RUNNING).update(
+            status=self.Status.FINISHED, finished_at=timezone.now()
         )
+        if finished:
+            signals.send_tournament_changed(self.pk)
+        return bool(finished)
 
 
 class TournamentEntry(models.Model):
@@ -225,6 +260,34 @@ class MatchQuerySet(models.QuerySet):
     def claimable(self, lease: timedelta) -> MatchQuerySet:
         stale = timezone.now() - lease
         return self.filter(Q(status=Match.Status.QUEUED) | Q(status=Match.Status.RUNNING, heartbeat_at__lt=stale))
+
+    def create_with_entries(self, versions: list[BotVersion], **fields: Any) -> Match:
+        """One match with its entries (entry i plays `versions[i]`); see `bulk_create_with_entries`."""
+        (match,) = self.bulk_create_with_entries([(Match(**fields), versions)])
+        return match
+
+    def bulk_create_with_entries(self, planned: list[tuple[Match, list[BotVersion]]]) -> list[Match]:
+        """The one way matches are created: each unsaved match with the versions that play it, in entry order.
+
+        A version may enter a match once (per-entry results are counted per version), and every match needs
+        at least one entry; anything else raises ValueError before anything is written.
+        """
+        for _, versions in planned:
+            ids = [version.pk for version in versions]
+            if not ids or None in ids:
+                raise ValueError(f"a match needs saved versions to play it, got {versions!r}")
+            if len(set(ids)) != len(ids):
+                raise ValueError(f"a version may enter a match once, got versions {ids}")
+        with transaction.atomic():
+            stored = self.bulk_create([match for match, _ in planned])
+            MatchEntry.objects.bulk_create(
+                [
+                    MatchEntry(match=match, index=index, version=version)
+                    for match, (_, versions) in zip(stored, planned, strict=True)
+                    for index, version in enumerate(versions)
+                ]
+            )
+        return stored
 
 
 class Match(models.Model):
@@ -330,10 +393,17 @@ class Match(models.Model):
 
 
 class MatchEntry(models.Model):
+    """One version's place in a match, with its results there (written with the games, see results.py)."""
+
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="entries")
     index = models.PositiveSmallIntegerField()
     version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="match_entries")
     stderr_tail = models.TextField(blank=True, help_text="Shown to the bot's owner only.")
+    games = models.PositiveIntegerField(default=0, editable=False)
+    wins = models.PositiveIntegerField(default=0, editable=False)
+    losses = models.PositiveIntegerField(default=0, editable=False)
+    draws = models.PositiveIntegerField(default=0, editable=False)
+    points = models.FloatField(default=0.0, editable=False)
 
     class Meta:
         ordering = ["match", "index"]
@@ -347,7 +417,7 @@ class Game(models.Model):
     game = models.CharField(max_length=20, choices=GAME_CHOICES)
     seed = models.CharField(max_length=200)
     start_seat = models.PositiveSmallIntegerField()
-    termination = models.CharField(max_length=20)
+    termination = models.CharField(max_length=20, choices=TERMINATION_CHOICES)
     winner_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     fault_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     score = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Co-op games: cards not placed.")
@@ -368,14 +438,10 @@ class Game(models.Model):
 
     @staticmethod
     def compress_log(log: dict[str, Any]) -> bytes:
-        import games
-
         return zlib.compress(games.dumps_log(log).encode(), 6)
 
     def verified_log(self) -> dict[str, Any]:
         """The stored log, re-simulated by the engine; raises LogTampered if it no longer checks out."""
-        import games
-
         log = json.loads(zlib.decompress(bytes(self.log_zlib)))
         try:
             outcome = games.replay(log)
@@ -426,14 +492,46 @@ class Rating(models.Model):
         return 100.0 * self.wins / self.games if self.games else None
 
 
+class PairResult(models.Model):
+    """The rated games two versions played against each other, counted as they are stored: a refit's input.
+
+    One row per pair, the lower version id `first`; `first_wins`, `second_wins` and `draws` whatever the seats.
+    """
+
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    first = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    second = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    first_wins = models.PositiveIntegerField(default=0)
+    second_wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    last_played = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["first", "second"], name="pair_result_unique"),
+            models.CheckConstraint(condition=Q(first__lt=F("second")), name="pair_result_first_is_lower"),
+        ]
+        indexes = [models.Index(fields=["game"])]
+
+    def __str__(self) -> str:
+        return f"{self.first_id} vs {self.second_id}: +{self.first_wins} -{self.second_wins} ={self.draws}"
+
+
 class RatingFit(models.Model):
-    """Which games the stored ratings of a game were fitted on, so an older refit never overwrites a newer."""
+    """The refit state of one game: at most one refit runs (claim_token), `pending` asks for one more.
+
+    See `league.arena.refits` for the protocol.
+    """
 
     game = models.CharField(max_length=20, choices=GAME_CHOICES, primary_key=True)
-    games = models.PositiveIntegerField(default=0)
+    games = models.PositiveIntegerField(default=0, help_text="Rated games the stored ratings were fitted on.")
     fitted_at = models.DateTimeField(null=True, blank=True)
+    pending = models.BooleanField(default=False, help_text="Games were stored that no finished refit covered.")
+    claim_token = models.UUIDField(null=True, blank=True, editable=False)
+    claimed_at = models.DateTimeField(null=True, blank=True)
 
 
-def on_commit_send(task: Any, *args: Any) -> None:
-    """Queue a Celery task once the current transaction commits (at once outside one)."""
-    transaction.on_commit(lambda: task.delay(*args))
+class ScheduleLock(models.Model):
+    """One row per game that the ladder scheduler locks, so two schedulers never queue the same free members."""
+
+    game = models.CharField(max_length=20, choices=GAME_CHOICES, primary_key=True)

@@ -1,14 +1,15 @@
 """Celery tasks: thin adapters that take an id and call one domain function.
 
 Every task is safe to run twice or concurrently; the domain functions claim their work with
-conditional UPDATEs. Queue them with `transaction.on_commit` so a worker never sees a missing row.
+conditional UPDATEs. Domain code queues them by name through `league.arena.queue` (on commit),
+so this module imports the domain and never the other way round.
 """
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from league.arena import ladder, matches, tournaments
+from league.arena import matches, refits, scheduling, tournaments
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_match")
@@ -18,7 +19,7 @@ def play_match(match_id: int) -> None:
 
 @shared_task(acks_late=True, name="league.arena.tasks.refit_ratings")
 def refit_ratings(game: str) -> None:
-    ladder.refit(game)
+    refits.run(game)
 
 
 @shared_task(acks_late=True, name="league.arena.tasks.start_tournament")
@@ -38,9 +39,10 @@ def start_due_tournaments() -> None:
 
 @shared_task(name="league.arena.tasks.schedule_ladder")
 def schedule_ladder() -> None:
-    ladder.schedule_all()
+    scheduling.schedule_all()
 
 
 @shared_task(name="league.arena.tasks.requeue_lost_matches")
 def requeue_lost_matches() -> None:
     matches.requeue_lost()
+    refits.resume_stale()

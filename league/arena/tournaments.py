@@ -1,4 +1,7 @@
-"""Starting a tournament (freeze versions, queue every match) and reading its standings and crosstable."""
+"""Starting a tournament (freeze versions, queue every match) and reading its standings and crosstable.
+
+The table is computed from the per-entry results on `MatchEntry` (kept as games are stored), never from seats.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +11,11 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from django.db import transaction
+from django.db.models import F, Sum, Value
 from django.utils import timezone
 
-from league.arena.models import BotVersion, GameSeat, Match, MatchEntry, Tournament, TournamentEntry
+from league.arena import queue, signals
+from league.arena.models import BotVersion, Match, MatchEntry, Tournament, TournamentEntry
 
 log = logging.getLogger(__name__)
 
@@ -20,23 +25,21 @@ class TournamentError(ValueError):
 
 
 def start(tournament_id: int) -> list[Match]:
-    """Freeze each participant's newest active version and queue all matches; [] if already started.
+    """Freeze each participant's ladder version (its newest active one) and queue all matches; [] if already started.
 
     Participants without an active version at that moment are left out (their entry keeps no version).
     """
-    from league.arena import tasks
-
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         if tournament.status != Tournament.Status.DRAFT:
             return []
         tournament.clean()
-        entries = list(tournament.entries.select_related("bot").order_by("pk"))
+        entries = list(tournament.entries.select_related("bot__active_version").order_by("pk"))
         playing: list[TournamentEntry] = []
         for entry in entries:
             if entry.bot.game != tournament.game:
                 raise TournamentError(f"{entry.bot} plays {entry.bot.get_game_display()}, not {tournament.game}")
-            entry.version = entry.bot.newest_active_version()
+            entry.version = entry.bot.active_version
             entry.save(update_fields=["version"])
             if entry.version is not None:
                 playing.append(entry)
@@ -45,40 +48,28 @@ def start(tournament_id: int) -> list[Match]:
                 f"{tournament} needs at least two participants with an active version; it has {len(playing)}"
             )
         Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.RUNNING, started_at=timezone.now())
-        created = []
+        planned = []
         for round_index in range(tournament.pairing_rounds):
             for first, second in combinations(playing, 2):
                 a, b = (first, second) if round_index == 0 else (second, first)
-                created.append(
-                    (
-                        Match(
-                            kind=Match.Kind.TOURNAMENT,
-                            game=tournament.game,
-                            tournament=tournament,
-                            games=tournament.games_per_pairing,
-                            seed=f"tournament-{tournament.pk}-{a.version.sha256[:12]}-{b.version.sha256[:12]}"
-                            f"-{round_index}",
-                            duplicate=tournament.duplicate,
-                            turn_seconds=tournament.turn_seconds,
-                            bank_seconds=tournament.bank_seconds,
-                            startup_seconds=tournament.startup_seconds,
-                            rated=True,
-                        ),
-                        a.version,
-                        b.version,
-                    )
+                match = Match(
+                    kind=Match.Kind.TOURNAMENT,
+                    game=tournament.game,
+                    tournament=tournament,
+                    games=tournament.games_per_pairing,
+                    seed=f"tournament-{tournament.pk}-{a.version.sha256[:12]}-{b.version.sha256[:12]}-{round_index}",
+                    duplicate=tournament.duplicate,
+                    turn_seconds=tournament.turn_seconds,
+                    bank_seconds=tournament.bank_seconds,
+                    startup_seconds=tournament.startup_seconds,
+                    rated=True,
                 )
-        stored = Match.objects.bulk_create([match for match, _, _ in created])
-        MatchEntry.objects.bulk_create(
-            [
-                MatchEntry(match=match, index=index, version=version)
-                for match, (_, a, b) in zip(stored, created, strict=True)
-                for index, version in enumerate((a, b))
-            ]
-        )
-        ids = [match.pk for match in stored]
-        transaction.on_commit(lambda: [tasks.play_match.delay(pk) for pk in ids])
-    log.info("tournament %s started: %d matches queued", tournament_id, len(ids))
+                planned.append((match, [a.version, b.version]))
+        stored = Match.objects.bulk_create_with_entries(planned)
+        for match in stored:
+            queue.play_match(match.pk)
+        signals.send_tournament_changed(tournament.pk)
+    log.info("tournament %s started: %d matches queued", tournament_id, len(stored))
     return stored
 
 
@@ -129,25 +120,23 @@ def table(tournament: Tournament) -> Table:
         if entry.version is not None
     ]
     rows = {version.pk: Standing(version) for version in versions}
-    by_game: dict[int, list[tuple[int, float]]] = defaultdict(list)
-    seats = GameSeat.objects.filter(game__match__tournament=tournament).values_list("game_id", "version_id", "points")
-    for game_id, version_id, points in seats:
-        by_game[game_id].append((version_id, points if points is not None else 0.0))
-    for pair in by_game.values():
-        if len(pair) != 2:
+    # Each two-entry match joined to its other entry: results per (version, opponent), summed in the database.
+    against = (
+        MatchEntry.objects.filter(match__tournament=tournament, match__entries__index=Value(1) - F("index"))
+        .values("version_id", opponent=F("match__entries__version_id"))
+        .annotate(games=Sum("games"), wins=Sum("wins"), losses=Sum("losses"), draws=Sum("draws"), points=Sum("points"))
+        .order_by()
+    )
+    for result in against:
+        standing = rows.get(result["version_id"])
+        if standing is None or not result["games"]:
             continue
-        for (me, my_points), (other, _) in (pair, pair[::-1]):
-            standing = rows.get(me)
-            if standing is None:
-                continue
-            standing.games += 1
-            standing.points += my_points
-            standing.wins += my_points == 1.0
-            standing.losses += my_points == 0.0
-            standing.draws += my_points == 0.5
-            cell = standing.results[other]
-            cell[0] += my_points
-            cell[1] += 1
+        standing.games += result["games"]
+        standing.wins += result["wins"]
+        standing.losses += result["losses"]
+        standing.draws += result["draws"]
+        standing.points += result["points"]
+        standing.results[result["opponent"]] = [result["points"], result["games"]]
     ordered = sorted(rows.values(), key=lambda s: (-s.points, -s.wins, s.version.bot.full_name))
 
     def cell(row: Standing, column: Standing) -> str | None:

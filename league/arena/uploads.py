@@ -10,14 +10,16 @@ from __future__ import annotations
 import hashlib
 import io
 import posixpath
-import stat
 import zipfile
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from league.arena.models import Bot, BotVersion, Match, MatchEntry
+from bots.sandbox.unpack import BotPackageError, UnpackLimits, check_archive
+from league.arena import queue
+from league.arena.house import house_version
+from league.arena.models import Bot, BotUpload, BotVersion, Match
 
 
 class UploadRejected(ValueError):
@@ -50,13 +52,15 @@ def _check_source(name: str, data: bytes) -> None:
         raise UploadRejected(f"{name} does not compile: {error}") from None
 
 
-def _check_member_name(name: str) -> None:
-    if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
-        raise UploadRejected(f"the zip holds an absolute path: {name}")
-    if "\\" in name:
-        raise UploadRejected(f"the zip holds a path with a backslash: {name}")
-    if ".." in name.split("/"):
-        raise UploadRejected(f"the zip holds a path that leaves the bot's folder: {name}")
+def upload_limits() -> UnpackLimits:
+    """The limits from the settings: the upload check applies them, and the worker's unpacker again."""
+    return UnpackLimits(
+        py_bytes=settings.ARENA_MAX_PY_BYTES,
+        zip_bytes=settings.ARENA_MAX_ZIP_BYTES,
+        zip_entries=settings.ARENA_MAX_ZIP_ENTRIES,
+        unpacked_bytes=settings.ARENA_MAX_UNPACKED_BYTES,
+        compression_ratio=settings.ARENA_MAX_COMPRESSION_RATIO,
+    )
 
 
 def _check_zip(data: bytes) -> None:
@@ -65,47 +69,18 @@ def _check_zip(data: bytes) -> None:
     except (zipfile.BadZipFile, OSError, ValueError):
         raise UploadRejected("the file is not a readable zip archive") from None
     with archive:
-        members = archive.infolist()
-        if len(members) > settings.ARENA_MAX_ZIP_ENTRIES:
-            raise UploadRejected(
-                f"the zip holds {len(members)} entries; at most {settings.ARENA_MAX_ZIP_ENTRIES} are allowed"
-            )
-        seen: set[str] = set()
-        files: set[str] = set()
-        unpacked = 0
-        for member in members:
-            name = member.filename
-            _check_member_name(name)
-            normal = posixpath.normpath(name)
-            if normal in seen:
-                raise UploadRejected(f"the zip holds {name} twice")
-            seen.add(normal)
-            if not member.is_dir():
-                files.add(normal)
-            mode = member.external_attr >> 16
-            if stat.S_ISLNK(mode):
-                raise UploadRejected(f"the zip holds a link: {name}; links are not allowed")
-            if member.flag_bits & 0x1:
-                raise UploadRejected(f"the zip holds an encrypted entry: {name}")
-            unpacked += member.file_size
-            if unpacked > settings.ARENA_MAX_UNPACKED_BYTES:
-                raise UploadRejected(f"the zip unpacks to more than {_mib(settings.ARENA_MAX_UNPACKED_BYTES)}")
-            ratio = member.file_size / max(member.compress_size, 1)
-            if member.file_size > 1024 and ratio > settings.ARENA_MAX_COMPRESSION_RATIO:
-                raise UploadRejected(
-                    f"{name} is compressed {ratio:.0f} to 1; more than "
-                    f"{settings.ARENA_MAX_COMPRESSION_RATIO} to 1 looks like a zip bomb"
-                )
-        if "bot.py" not in files:
-            raise UploadRejected("the zip has no bot.py at its top level")
-        for member in members:
+        try:
+            members = check_archive(archive, upload_limits())  # the same rules the worker's unpacker applies
+        except BotPackageError as error:
+            raise UploadRejected(str(error)) from None
+        for member, path in members:
             if member.is_dir():
                 continue
             try:
                 content = archive.read(member)  # bounded: zipfile stops at the declared size and checks the CRC
             except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError, EOFError) as error:
                 raise UploadRejected(f"{member.filename} cannot be unpacked: {error}") from None
-            if member.filename.endswith(".py"):
+            if path.endswith(".py"):
                 _check_source(member.filename, content)
 
 
@@ -142,8 +117,6 @@ def inspect_upload(filename: str, data: bytes) -> InspectedUpload:
 @transaction.atomic
 def add_version(bot: Bot, upload: InspectedUpload) -> BotVersion:
     """Store a new version (never replacing an old one) and queue the games that validate it."""
-    from league.arena import tasks
-
     Bot.objects.select_for_update().filter(pk=bot.pk).get()  # serialises version numbers per bot
     existing = bot.versions.filter(sha256=upload.sha256).first()
     if existing is not None:
@@ -157,21 +130,21 @@ def add_version(bot: Bot, upload: InspectedUpload) -> BotVersion:
                 kind=upload.kind,
                 filename=upload.filename,
                 size=len(upload.content),
-                content=upload.content,
             )
     except IntegrityError:
         raise UploadRejected("another upload of this bot arrived at the same moment; please try again") from None
+    BotUpload.objects.create(version=version, content=upload.content)
     match = queue_validation(version)
-    transaction.on_commit(lambda: tasks.play_match.delay(match.pk))
+    queue.play_match(match.pk)
     return version
 
 
 def queue_validation(version: BotVersion) -> Match:
-    from league.arena.house import house_version
-
+    """The validation match of a new version (index 0) against the house opponent (index 1)."""
     game = version.bot.game
     opponent = house_version(settings.ARENA_VALIDATION_OPPONENT, game)
-    match = Match.objects.create(
+    return Match.objects.create_with_entries(
+        [version, opponent],
         kind=Match.Kind.VALIDATION,
         game=game,
         games=settings.ARENA_VALIDATION_GAMES,
@@ -183,7 +156,3 @@ def queue_validation(version: BotVersion) -> Match:
         startup_seconds=settings.ARENA_STARTUP_SECONDS,
         rated=False,
     )
-    MatchEntry.objects.bulk_create(
-        [MatchEntry(match=match, index=0, version=version), MatchEntry(match=match, index=1, version=opponent)]
-    )
-    return match

@@ -63,6 +63,7 @@ def play_game(game: str, players: int, seed: int, timings: list[float]) -> games
 # ---- whole games --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # the quick lane keeps tests/house/test_house_bots.py's shorter run of the expert's co-op games
 @pytest.mark.parametrize("game", ["the-game", "extreme"])
 @pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
 def test_plays_only_legal_turns_to_the_end(game: str, players: int) -> None:
@@ -76,6 +77,7 @@ def test_plays_only_legal_turns_to_the_end(game: str, players: int) -> None:
     assert max(timings) < 1.0
 
 
+@pytest.mark.slow
 def test_wins_some_solo_games_and_leaves_few_cards() -> None:
     scores = [play_game("the-game", 1, seed, []).outcome.score for seed in range(40)]
     assert scores.count(0) >= 2
@@ -206,7 +208,7 @@ def test_sends_no_signals_while_silence_is_on_top() -> None:
     hands = [[88, 70, 40, 41, 43, 44, 45], [12, 13, 15, 16, 17, 19, 20]]
     state = position("extreme", hands, [], ["70>up1 88>up1"])
     turn = bot_turn(state)
-    assert all(value == "none" for value in turn.signals.values())
+    assert all(value == "none" for _, value in turn.signals)
     assert state.tops["up1"] == 88
 
 
@@ -251,8 +253,8 @@ def test_signals_keep_off_only_where_it_holds_a_close_card() -> None:
     hands = [[2, 99, 5, 50, 51, 60, 61], [20, 21, 22, 23, 24, 25, 26]]
     state = position("the-game", hands, [], [])
     turn = bot_turn(state)
-    assert set(turn.signals) == {"up1", "up2", "down1", "down2"}
-    for pile, value in turn.signals.items():
+    assert {pile for pile, _ in turn.signals} == {"up1", "up2", "down1", "down2"}
+    for pile, value in turn.signals:
         if value == "keep-off":
             top = state.tops[pile]
             assert any((card > top) if pile.startswith("up") else (card < top) for card in state.hands[0])

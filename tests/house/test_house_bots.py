@@ -155,7 +155,7 @@ def test_registry_gives_a_fresh_module_per_call() -> None:
 
 
 def test_registry_names_the_known_bots_for_an_unknown_one() -> None:
-    with pytest.raises(UnknownHouseBot, match="'genius'.*expert, greedy, random"):
+    with pytest.raises(UnknownHouseBot, match="'genius'.*house:expert, house:greedy, house:random"):
         load_house_bot("genius")
 
 

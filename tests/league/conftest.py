@@ -44,6 +44,15 @@ def _isolated_cache(tmp_path, settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_page_cache():
+    """Pages keep fragments in the cache across requests (league/arena/caching.py): no test sees another's."""
+    from django.core.cache import caches
+
+    for cache in caches.all(initialized_only=False):
+        cache.clear()
+
+
 @pytest.fixture
 def alice(db):
     return get_user_model().objects.create_user("alice", password="correct horse battery")
@@ -56,14 +65,11 @@ def bob(db):
 
 @pytest.fixture
 def sent(monkeypatch):
-    """Record the Celery tasks queued (by name and arguments) instead of sending them to a broker."""
-    from league.arena import tasks
+    """Record the Celery tasks queued (short name and arguments) instead of sending them to a broker."""
+    from league.arena import queue
 
     calls: list[tuple[str, tuple]] = []
-    for name in ("play_match", "refit_ratings", "finish_tournament", "start_tournament"):
-        task = getattr(tasks, name)
-        monkeypatch.setattr(task, "delay", lambda *args, _n=name: calls.append((_n, args)))
-        monkeypatch.setattr(task, "apply_async", lambda args=(), _n=name, **kw: calls.append((_n, tuple(args))))
+    monkeypatch.setattr(queue, "_send", lambda name, args, countdown: calls.append((name.rpartition(".")[2], args)))
     return calls
 
 
@@ -72,61 +78,71 @@ def make_version(db):
     """An active uploaded bot version: make_version(owner, "name")."""
     import hashlib
 
-    from league.arena.models import Bot, BotVersion
+    from league.arena.models import Bot, BotUpload, BotVersion
 
     def make(owner, name, game="face-to-face", source=None, status="active"):
         bot, _ = Bot.objects.get_or_create(owner=owner, name=name, defaults={"game": game})
         content = source or f"# {name} {bot.next_version_number()}\ndef play(observation):\n    return []\n".encode()
-        return BotVersion.objects.create(
+        version = BotVersion.objects.create(
             bot=bot,
             number=bot.next_version_number(),
             sha256=hashlib.sha256(content).hexdigest(),
             kind="py",
             filename="bot.py",
             size=len(content),
-            content=content,
             status=status,
         )
+        BotUpload.objects.create(version=version, content=content)
+        bot.refresh_active_version()
+        return version
 
     return make
 
 
+def _played_game(index: int, winner: int | None, seat_bots=(0, 1)):
+    """A finished Face to Face game as the runner reports it (the log is a stub: these games are never replayed)."""
+    import games
+    from bots.match import GameResult
+
+    termination = games.Termination.STUCK
+    outcome = games.Outcome(termination, winner=winner, seat=None if winner is None else 1 - winner)
+    log = {"seed": f"s{index}", "start_seat": 0, "turns": []}
+    return GameResult.from_log(index=index, deal=index, log=log, outcome=outcome, seat_bots=list(seat_bots))
+
+
+@pytest.fixture
+def played_game():
+    """played_game(index, winner_seat): a finished Face to Face game as the runner reports it."""
+    return _played_game
+
+
 @pytest.fixture
 def record_games(db):
-    """Store finished games between two versions as if a worker had played them: record_games(a, b, [0, 1, ...])."""
-    from league.arena.models import Game, GameSeat, Match, MatchEntry
+    """Store finished games between two versions through the worker's store path: record_games(a, b, [0, 1, ...]).
+
+    Winners are seats; entry 0 (`a`) sits in seat 0 of every game.
+    """
+    from django.db import transaction
+    from django.utils import timezone
+
+    from league.arena import results
+    from league.arena.models import Match
 
     def record(a, b, winners, tournament=None, kind="ladder", rated=True):
-        match = Match.objects.create(
-            kind=kind,
-            game="face-to-face",
-            games=len(winners),
-            seed="s",
-            tournament=tournament,
-            rated=rated,
-            status=Match.Status.DONE,
-            games_done=len(winners),
-        )
-        MatchEntry.objects.bulk_create(
-            [MatchEntry(match=match, index=0, version=a), MatchEntry(match=match, index=1, version=b)]
-        )
-        for index, winner in enumerate(winners):
-            game = Game.objects.create(
-                match=match,
-                index=index,
+        with transaction.atomic():
+            match = Match.objects.create_with_entries(
+                [a, b],
+                kind=kind,
                 game="face-to-face",
-                seed=f"s{index}",
-                start_seat=0,
-                termination="stuck",
-                winner_seat=winner,
-                log_zlib=Game.compress_log({}),
+                games=len(winners),
+                seed="s",
+                tournament=tournament,
+                rated=rated,
+                status=Match.Status.DONE,
+                games_done=len(winners),
             )
-            GameSeat.objects.bulk_create(
-                [
-                    GameSeat(game=game, seat=0, version=a, points=1.0 if winner == 0 else 0.0),
-                    GameSeat(game=game, seat=1, version=b, points=1.0 if winner == 1 else 0.0),
-                ]
-            )
+            played = [_played_game(index, winner) for index, winner in enumerate(winners)]
+            results.save_games(match, [a, b], played, {}, timezone.now())
         return match
 
     return record

@@ -18,6 +18,7 @@ CHROMIUM_ARGS = [
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Chromium (tests/run.sh installs it)")
 
 
+@pytest.mark.slow
 def test_the_owner_sees_validation_finish_without_reloading(live_server, workers, django_user_model, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 

@@ -11,6 +11,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -33,6 +35,7 @@ def alive(group: int) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_demo_serves_the_league_and_ctrl_c_stops_everything(tmp_path):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "ARENA_QUEUE")}

@@ -4,16 +4,15 @@ import pytest
 
 from league.arena import matches
 from league.arena.house import house_version
-from league.arena.models import Game, LogTampered, Match, MatchEntry
+from league.arena.models import Game, LogTampered, Match
 
 
 @pytest.fixture
 def house_match(db):
     greedy, rnd = house_version("house:greedy"), house_version("house:random")
-    match = Match.objects.create(kind="exhibition", game="face-to-face", games=4, seed="t-1", duplicate=True)
-    MatchEntry.objects.create(match=match, index=0, version=greedy)
-    MatchEntry.objects.create(match=match, index=1, version=rnd)
-    return match
+    return Match.objects.create_with_entries(
+        [greedy, rnd], kind="exhibition", game="face-to-face", games=4, seed="t-1", duplicate=True
+    )
 
 
 def test_it_plays_and_stores_every_game(house_match, sent, django_capture_on_commit_callbacks):

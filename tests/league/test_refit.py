@@ -1,9 +1,12 @@
-"""Ratings are refit from every stored rated game, and the leaderboard shows them per bot."""
+"""Ratings are refit from the per-pair counts of every rated game; refits are coalesced, one per game at a time."""
+
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from league import ratings
-from league.arena import ladder
+from league.arena import refits, results
 from league.arena.models import Rating, RatingFit
 
 
@@ -13,7 +16,7 @@ def test_it_fits_every_rated_game(alice, bob, make_version, record_games):
     record_games(b, a, [1, 0])  # b is seat 0 here: a wins one, b wins one
     record_games(b, c, [0, 0, 1])
     record_games(a, c, [0, 1], rated=False)  # unrated (validation) games never count
-    assert ladder.refit("face-to-face") is True
+    assert refits.refit("face-to-face") is True
     expected = ratings.fit_ratings(
         [
             (a.pk, b.pk, 1),
@@ -37,36 +40,127 @@ def test_it_fits_every_rated_game(alice, bob, make_version, record_games):
     assert (stored[a.pk].games, stored[a.pk].wins, stored[a.pk].losses) == (6, 4, 2)
     assert stored[a.pk].elo > stored[b.pk].elo
     assert stored[a.pk].last_played is not None
-    assert RatingFit.objects.get(game="face-to-face").games == 9
+    state = RatingFit.objects.get(game="face-to-face")
+    assert (state.games, state.pending, state.claim_token) == (9, False, None)
 
 
-def test_an_older_refit_never_overwrites_a_newer_one(alice, bob, make_version, record_games):
+def test_ratings_do_not_depend_on_how_or_in_which_order_matches_were_stored(alice, bob, make_version, record_games):
+    a, b, c = make_version(alice, "a"), make_version(bob, "b"), make_version(alice, "c")
+    record_games(a, b, [0, 1, 0])
+    record_games(c, b, [None, 0])  # a draw
+    refits.refit("face-to-face")
+    record_games(b, a, [1, 1])
+    refits.refit("face-to-face")
+    incremental = {r.version_id: (r.elo, r.low, r.high, r.games, r.last_played) for r in Rating.objects.all()}
+    # From scratch: aggregates rebuilt from the stored games, a fit from no ratings at all.
+    results.rebuild()
+    Rating.objects.all().delete()
+    refits.refit("face-to-face")
+    scratch = {r.version_id: (r.elo, r.low, r.high, r.games, r.last_played) for r in Rating.objects.all()}
+    assert scratch.keys() == incremental.keys()
+    for pk, (elo, low, high, games, last_played) in scratch.items():
+        assert (games, last_played) == incremental[pk][3:]
+        assert (elo, low, high) == pytest.approx(incremental[pk][:3], abs=1e-9)  # the same optimum
+    # Same games, other order and other matches: same numbers.
+    fitted = refits.fit(refits.pair_counts("face-to-face")[0])
+    reordered = ratings.fit_ratings(
+        [(b.pk, a.pk, 0), (c.pk, b.pk, 1), (a.pk, b.pk, 1), (b.pk, c.pk, 0.5), (a.pk, b.pk, 0), (b.pk, a.pk, 0)]
+        + [(a.pk, b.pk, 1)],
+        prior_games=2.0,
+    )
+    for pk, rating in reordered.items():
+        assert fitted[pk].elo == pytest.approx(rating.elo, abs=1e-9)
+
+
+def test_a_refit_whose_claim_was_taken_over_stores_nothing(alice, bob, make_version, record_games, sent):
     a, b = make_version(alice, "a"), make_version(bob, "b")
     record_games(a, b, [0, 0])
-    stale_counts = ladder.rated_games("face-to-face")
+    refits.request("face-to-face")
+    slow = refits.claim("face-to-face")
+    counts, last = refits.pair_counts("face-to-face")
+    stale_fit = refits.fit(counts)
+    # The slow refit stops refreshing its claim; after the lease another refit takes over with newer games.
+    RatingFit.objects.filter(game="face-to-face").update(claimed_at=timezone.now() - refits.LEASE - timedelta(1))
     record_games(a, b, [1, 1, 1, 1])
-    assert ladder.refit("face-to-face") is True
+    assert refits.refit("face-to-face") is True
     newest = Rating.objects.get(version=a).elo
-    # A refit that read the games before the last match was stored arrives late: it is dropped.
-    original = ladder.rated_games
-    ladder.rated_games = lambda game: stale_counts
-    try:
-        assert ladder.refit("face-to-face") is False
-    finally:
-        ladder.rated_games = original
+    assert refits.store("face-to-face", slow, counts, stale_fit, last) is False
     assert Rating.objects.get(version=a).elo == newest
+    assert RatingFit.objects.get(game="face-to-face").games == 6
 
 
-def test_leaderboard_shows_each_bots_newest_active_version(alice, bob, make_version, record_games):
-    a1 = make_version(alice, "a")
-    b = make_version(bob, "b")
-    record_games(a1, b, [0, 0, 0])
-    ladder.refit("face-to-face")
-    a2 = make_version(alice, "a")  # newer, not yet rated
-    rows = ladder.leaderboard("face-to-face")
-    assert [(r.rank, r.version) for r in rows] == [(1, b), (None, a2)]
-    record_games(a2, b, [0, 0, 0, 0, 0])
-    ladder.refit("face-to-face")
-    rows = ladder.leaderboard("face-to-face")
-    assert [(r.rank, r.version) for r in rows] == [(1, a2), (2, b)]
-    assert rows[0].rating.wins == 5 and rows[0].rating.win_percent == 100.0
+# Outside a test transaction: requests follow commits, so what they queue is sent at once.
+@pytest.mark.django_db(transaction=True)
+def test_a_request_queues_one_refit_and_none_while_one_runs(alice, bob, make_version, record_games, sent):
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0])
+    refits.request("face-to-face")
+    assert sent == [("refit_ratings", ("face-to-face",))]
+    token = refits.claim("face-to-face")
+    assert token is not None and refits.claim("face-to-face") is None  # one refit in flight
+    refits.request("face-to-face")
+    refits.request("face-to-face")
+    assert len(sent) == 1  # the running refit will see `pending` and fit once more
+    # A claim whose holder died is taken over after the lease, and requests queue a refit again.
+    RatingFit.objects.filter(game="face-to-face").update(claimed_at=timezone.now() - refits.LEASE - timedelta(1))
+    refits.request("face-to-face")
+    assert len(sent) == 2
+    assert refits.resume_stale() == 1
+    assert refits.claim("face-to-face") not in (None, token)
+
+
+# Outside a test transaction: requests follow commits, so what they queue is sent at once.
+@pytest.mark.django_db(transaction=True)
+def test_matches_stored_during_a_refit_are_covered_by_one_more_refit(
+    alice, bob, make_version, record_games, sent, monkeypatch
+):
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0])
+    fits: list[int] = []
+    original = refits.fit
+
+    def fit_while_matches_arrive(counts, start=None):
+        fits.append(counts.total)
+        if len(fits) == 1:  # three matches are stored while the first fit runs
+            for winners in ([1], [1, 1], [0, 1]):
+                record_games(a, b, winners)
+                refits.request("face-to-face")
+        return original(counts, start)
+
+    monkeypatch.setattr(refits, "fit", fit_while_matches_arrive)
+    refits.request("face-to-face")
+    assert refits.run("face-to-face") == 2
+    assert fits == [1, 6]  # one more fit covered all three matches
+    assert len(sent) == 1  # and no refit was queued for them while the first ran
+    assert Rating.objects.get(version=a).games == 6
+    state = RatingFit.objects.get(game="face-to-face")
+    assert (state.games, state.pending, state.claim_token) == (6, False, None)
+    assert refits.run("face-to-face") == 0  # nothing asked for: a leftover task does nothing
+
+
+def test_the_leaderboard_hears_of_a_stored_refit_once_it_commits(
+    alice, bob, make_version, record_games, django_capture_on_commit_callbacks
+):
+    from league.arena.signals import leaderboard_changed
+
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0, 0])
+    heard = []
+    leaderboard_changed.connect(lambda sender, game, **kw: heard.append(game), weak=False, dispatch_uid="test")
+    try:
+        with django_capture_on_commit_callbacks(execute=False) as callbacks:
+            assert refits.refit("face-to-face")
+        assert heard == []  # not before the ratings are committed
+        for callback in callbacks:
+            callback()
+        assert heard == ["face-to-face"]
+    finally:
+        leaderboard_changed.disconnect(dispatch_uid="test")
+
+
+def test_a_refit_without_rated_games_stores_no_ratings(alice, bob, make_version, record_games):
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0, 1], rated=False)
+    assert refits.refit("face-to-face") is True
+    assert not Rating.objects.exists()
+    assert RatingFit.objects.get(game="face-to-face").games == 0

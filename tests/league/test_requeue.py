@@ -8,7 +8,7 @@ from league.arena import matches
 from league.arena.models import Match
 
 
-def test_it_resends_lost_matches_once(db, sent, settings):
+def test_it_resends_lost_matches_once(db, sent, settings, django_capture_on_commit_callbacks):
     settings.ARENA_MATCH_LEASE_SECONDS = 60
     old = timezone.now() - timedelta(seconds=61)
     fresh = Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="a")
@@ -26,7 +26,8 @@ def test_it_resends_lost_matches_once(db, sent, settings):
         heartbeat_at=timezone.now(),
     )
     Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="e", queued_at=old, status="done")
-    assert matches.requeue_lost() == 2
+    with django_capture_on_commit_callbacks(execute=True):
+        assert matches.requeue_lost() == 2
     assert sorted(sent) == sorted([("play_match", (waiting.pk,)), ("play_match", (dead.pk,))])
     assert matches.requeue_lost() == 0  # stamped: not again until another lease has passed
     assert fresh.pk and alive.pk

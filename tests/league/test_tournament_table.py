@@ -24,3 +24,52 @@ def test_it_ranks_by_points_and_fills_the_crosstable(alice, bob, make_version, r
         ["2/3", None, "1/2"],
         ["0/3", "1/2", None],
     ]
+
+
+def test_the_table_takes_the_same_few_queries_however_many_games(
+    alice, bob, make_version, record_games, django_assert_max_num_queries
+):
+    versions = [make_version(alice if k % 2 else bob, f"v{k}") for k in range(5)]
+    t = Tournament.objects.create(name="Cup", status="running")
+    for v in versions:
+        TournamentEntry.objects.create(tournament=t, bot=v.bot, version=v)
+    for k, a in enumerate(versions):
+        for b in versions[k + 1 :]:
+            record_games(a, b, [0, 1, 0] * 4, tournament=t, kind="tournament")
+    with django_assert_max_num_queries(2):
+        table = tournaments.table(t)
+    assert all(s.games == 4 * 12 for s in table.standings)
+    assert sum(s.points for s in table.standings) == 10 * 12
+
+
+def test_a_stored_tournament_match_tells_the_standings(
+    alice, bob, make_version, sent, django_capture_on_commit_callbacks, played_game
+):
+    from types import SimpleNamespace
+
+    from league.arena import matches
+    from league.arena.signals import tournament_changed
+
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    t = Tournament.objects.create(name="Cup")
+    for v in (a, b):
+        TournamentEntry.objects.create(tournament=t, bot=v.bot, version=v)
+    heard = []
+    tournament_changed.connect(
+        lambda sender, tournament_id, **kw: heard.append(tournament_id), weak=False, dispatch_uid="t"
+    )
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            (match,) = tournaments.start(t.pk)
+        assert heard == [t.pk]  # started
+        token = match.claim("test", matches.lease())
+        with django_capture_on_commit_callbacks(execute=True):
+            matches.store(match, token, [a, b], SimpleNamespace(games=[played_game(0, 1)], stderr={}))
+        assert heard == [t.pk, t.pk]  # a match stored
+        assert ("finish_tournament", (t.pk,)) in sent
+        with django_capture_on_commit_callbacks(execute=True):
+            assert tournaments.finish_if_done(t.pk)
+        assert heard == [t.pk, t.pk, t.pk]  # finished
+    finally:
+        tournament_changed.disconnect(dispatch_uid="t")
+    assert [(s.version, s.points) for s in tournaments.table(t).standings] == [(b, 1.0), (a, 0.0)]

@@ -28,7 +28,7 @@ def test_it_stores_a_new_bot_and_queues_its_validation(client, alice, sent, djan
     bot = Bot.objects.get(owner=alice, name="mybot")
     assert response.status_code == 302 and response["Location"] == bot.get_absolute_url()
     version = bot.versions.get()
-    assert (version.number, version.status, bytes(version.content)) == (1, "validating", GOOD_BOT)
+    assert (version.number, version.status, bytes(version.upload.content)) == (1, "validating", GOOD_BOT)
     match = Match.objects.get(kind="validation")
     assert [v.pk for v in match.ordered_versions()][0] == version.pk
     assert match.ordered_versions()[1].bot.house_ref == "house:random"
@@ -62,7 +62,7 @@ def test_it_keeps_old_versions(client, alice, sent, django_capture_on_commit_cal
         )
     assert response.status_code == 302
     assert list(bot.versions.order_by("number").values_list("number", flat=True)) == [1, 2]
-    assert bytes(bot.versions.get(number=1).content) == GOOD_BOT
+    assert bytes(bot.versions.get(number=1).upload.content) == GOOD_BOT
 
 
 def test_it_refuses_the_same_file_twice(client, alice):

@@ -6,7 +6,7 @@ import textwrap
 import pytest
 
 import games
-from bots.match import BotSpec, MatchSpec, TimeControl, run_match, seating
+from bots.match import BotSpec, GameResult, MatchSpec, TimeControl, run_match, seating
 from games import Termination
 
 
@@ -155,3 +155,40 @@ def test_new_game_is_called_before_each_game_and_module_state_persists(tmp_path)
     result = run_match(unsandboxed("the-game", [bot], games=3, seed="m"))
     assert result.games[2].outcome.termination is Termination.CRASH
     assert "saw m:0,m:1,m:2" in result.games[2].outcome.detail
+
+
+def test_plain_face_to_face_turns_take_the_engines_fast_path(monkeypatch):
+    general = []
+    original = games.GameState.push
+
+    def counting_push(state, turn, ms=None):
+        general.append(turn)
+        return original(state, turn, ms)
+
+    monkeypatch.setattr(games.GameState, "push", counting_push)
+    spec = MatchSpec("face-to-face", [BotSpec("house:random"), BotSpec("house:greedy")], games=4, seed="fast")
+    result = run_match(spec)
+    assert sum(game.turns for game in result.games) > 10
+    assert general == []  # every turn went through FaceToFaceState._push_plain, none through the general check
+
+
+def test_a_result_keeps_the_log_as_the_json_text_it_is_stored_as():
+    spec = MatchSpec("the-game", [BotSpec("house:random"), BotSpec("house:greedy")], games=2, seed="text")
+    for game in run_match(spec).games:
+        assert game.log_json == games.dumps_log(game.log)
+        assert game.turns == len(game.log["turns"])
+        assert games.replay(json.loads(game.log_json)) == game.outcome
+        rebuilt = GameResult.from_log(game.index, game.deal, game.log, game.outcome, game.seat_bots)
+        assert (rebuilt.log_json, rebuilt.turns, rebuilt.log) == (game.log_json, game.turns, game.log)
+
+
+def test_house_bots_are_logged_with_the_version_of_their_code():
+    from bots.house.versions import house_version
+
+    spec = MatchSpec("face-to-face", [BotSpec("house:expert"), BotSpec("house:random")], games=2, seed="versions")
+    result = run_match(spec)
+    assert result.games[0].seat_bots == [0, 1]
+    logged = [seat["version"] for seat in result.games[0].log["seats"]]
+    assert logged == [house_version("expert"), house_version("random")]
+    given = MatchSpec("face-to-face", [BotSpec("house:expert", version="sha256:given"), BotSpec("house:random")])
+    assert run_match(given).games[0].log["seats"][0]["version"] == "sha256:given"

@@ -13,6 +13,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+import pytest
 from sandbox_helpers import REPO
 
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
@@ -44,6 +45,7 @@ def _identity(pid: int) -> tuple[int, str] | None:
         return None
 
 
+@pytest.mark.slow
 def test_a_thousand_sandboxed_games_leave_nothing_behind(sandbox_works, tmp_path, monkeypatch, request):
     flaky = tmp_path / "flaky.zip"
     with zipfile.ZipFile(flaky, "w") as archive:

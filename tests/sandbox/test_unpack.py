@@ -8,7 +8,7 @@ import zipfile
 import pytest
 
 from bots.sandbox import BotPackageError, unpack_bot
-from bots.sandbox.unpack import bot_version
+from bots.sandbox.unpack import UnpackLimits, bot_version, check_archive
 
 
 def make_zip(path, entries):
@@ -45,15 +45,24 @@ def link_entry(name):
     return info
 
 
+def special_entry(name):
+    info = zipfile.ZipInfo(name)
+    info.external_attr = (stat.S_IFIFO | 0o644) << 16
+    return info
+
+
 @pytest.mark.parametrize(
     ("entries", "words"),
     [
-        ({"src/bot.py": "x"}, "no bot.py at its root"),
-        ({"bot.py": "x", "/etc/cron.d/x": "x"}, "points outside"),
-        ({"bot.py": "x", "../escape.py": "x"}, "points outside"),
-        ({"bot.py": "x", "a/../b.py": "x"}, "contains '..'"),
+        ({"src/bot.py": "x"}, "no bot.py at its top level"),
+        ({"bot.py": "x", "/etc/cron.d/x": "x"}, "absolute path"),
+        ({"bot.py": "x", "../escape.py": "x"}, "leaves the bot's folder"),
+        ({"bot.py": "x", "a/../b.py": "x"}, "leaves the bot's folder"),
         ({"bot.py": "x", "a\\b.py": "x"}, "backslash"),
-        ({"bot.py": "x", "passwd": link_entry("passwd")}, "link or special file"),
+        ({"bot.py": "x", "passwd": link_entry("passwd")}, "a link: passwd"),
+        ({"bot.py": "x", "fifo": special_entry("fifo")}, "a special file: fifo"),
+        ({"bot.py": "x", "lib": "x", "lib/helper.py": "x"}, "lib both as a file and as a folder"),
+        ({"bot.py": "x", "./": "x"}, "names no file"),
     ],
 )
 def test_unsafe_zips_are_refused(tmp_path, entries, words):
@@ -63,16 +72,58 @@ def test_unsafe_zips_are_refused(tmp_path, entries, words):
         unpack_bot(archive, tmp_path / "out")
 
 
-def test_size_and_count_limits_count_what_is_really_inflated(tmp_path):
+def test_size_count_and_ratio_limits_are_checked_before_anything_is_written(tmp_path):
     bomb = make_zip(tmp_path / "bomb.zip", {"bot.py": "x", "zeros.bin": b"\0" * (2 << 20)})
     assert bomb.stat().st_size < 100_000
-    (tmp_path / "out").mkdir()
-    with pytest.raises(BotPackageError, match="more than 1048576 bytes"):
-        unpack_bot(bomb, tmp_path / "out", max_bytes=1 << 20)
+    for limits, words in [
+        (UnpackLimits(unpacked_bytes=1 << 20, compression_ratio=10_000), "unpacks to more than 1 MiB"),
+        (UnpackLimits(), "zeros.bin is compressed .* to 1; more than 100 to 1 looks like a zip bomb"),
+        (UnpackLimits(zip_bytes=1000), "bomb.zip is .* MiB; a .zip upload may be at most 0.000953674 MiB"),
+    ]:
+        out = tmp_path / f"out-{len(list(tmp_path.iterdir()))}"
+        out.mkdir()
+        with pytest.raises(BotPackageError, match=words):
+            unpack_bot(bomb, out, limits)
+        assert list(out.iterdir()) == []
     many = make_zip(tmp_path / "many.zip", {"bot.py": "x", **{f"m{i}.py": "" for i in range(10)}})
     (tmp_path / "out2").mkdir()
-    with pytest.raises(BotPackageError, match="11 entries, more than 5"):
-        unpack_bot(many, tmp_path / "out2", max_files=5)
+    with pytest.raises(BotPackageError, match="the zip holds 11 entries; at most 5 are allowed"):
+        unpack_bot(many, tmp_path / "out2", UnpackLimits(zip_entries=5))
+    big = tmp_path / "big.py"
+    big.write_bytes(b"#" * 2000)
+    with pytest.raises(BotPackageError, match="a .py upload may be at most"):
+        unpack_bot(big, tmp_path / "out2", UnpackLimits(py_bytes=1000))
+
+
+@pytest.mark.parametrize("value", [0, -1, 1.5, True, "10"])
+def test_limits_must_be_positive_integers(value):
+    with pytest.raises(ValueError, match="zip_entries must be a positive integer"):
+        UnpackLimits(zip_entries=value)
+
+
+def test_what_the_shared_check_accepts_always_unpacks(tmp_path):
+    """The upload check and the unpacker share check_archive: a zip either fails it or unpacks completely."""
+    cases = {
+        "plain": {"bot.py": "x", "lib/helper.py": "X = 1\n"},
+        "folder entries": {"lib/": "", "bot.py": "x", "lib/deep/": "", "lib/deep/t.json": "{}"},
+        "dot segments": {"bot.py": "x", "./lib/a.py": "x"},
+        "conflict": {"bot.py": "x", "lib/a.py": "x", "lib": "x"},
+        "dir and file twice": {"bot.py": "x", "lib/": "", "lib": "x"},
+    }
+    accepted = set()
+    for name, entries in cases.items():
+        archive = make_zip(tmp_path / f"{name}.zip", entries)
+        with zipfile.ZipFile(archive) as opened:
+            try:
+                check_archive(opened, UnpackLimits())
+            except BotPackageError:
+                continue
+        accepted.add(name)
+        out = tmp_path / f"out-{name}"
+        out.mkdir()
+        unpack_bot(archive, out)
+        assert (out / "bot.py").is_file(), name
+    assert accepted == {"plain", "folder entries", "dot segments"}
 
 
 def test_other_files_are_refused_by_name(tmp_path):

@@ -1,0 +1,308 @@
+"""Benchmark: store rated matches as fast as the database takes them and time how far the ratings lag behind.
+
+    python bench/rating_catchup.py                                  # 1,000 bots, 5,000 matches of 10 games, 4 storers
+    python bench/rating_catchup.py --bots 1000 --matches 5000 --storers 4 --repeat 3
+
+Runs on the configured database (DATABASE_URL, PostgreSQL for real figures) and broker (CELERY_BROKER_URL). It
+registers `--bots` ladder bots (once; later runs reuse them), queues the matches as the scheduler would, then
+`--storers` processes claim and store them through the worker's own store path (`matches.store`, real logs of
+house-bot games), while a real Celery worker (`league.arena.workers.worker_command`) runs the coalesced refits.
+A monitor polls `RatingFit` (written in the refit's own transaction, like the ratings the leaderboard shows).
+
+Printed: matches and games stored per second (sustained, first to last commit), the lag from each match's commit
+until a stored fit covered it (p50 / max; a fit covers the first N games committed, N = its game count), and the
+catch-up: from the last commit until the ratings covered every stored game; and the CPU time that storing takes
+per match (the storer processes) and a refit per fit (the Celery worker), which a loaded machine does not distort
+the way it stretches the wall-clock figures. Load average beside each run.
+`measure_catchup(game, matches, storers)` is the core, for `bench/scale.py` to call on a filled database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES_PER_MATCH = 10
+POLL_SECONDS = 0.01
+
+
+def setup_django(queue_name: str) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
+    os.environ["ARENA_QUEUE"] = queue_name
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def ensure_bots(game: str, count: int) -> list[int]:
+    """`count` active ladder versions of `game` owned by bench users (created in bulk once); their ids."""
+    import hashlib
+
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+    from django.db.models import OuterRef, Subquery
+
+    from league.arena.models import Bot, BotUpload, BotVersion
+
+    names = [f"bench-{k:05}" for k in range(count)]
+    with transaction.atomic():
+        users = {u.username: u for u in get_user_model().objects.filter(username__startswith="bench-owner-")}
+        wanted = [f"bench-owner-{k // 10:04}" for k in range(count)]
+        get_user_model().objects.bulk_create(
+            [get_user_model()(username=name, is_active=False) for name in sorted(set(wanted) - set(users))]
+        )
+        users = {u.username: u for u in get_user_model().objects.filter(username__in=set(wanted))}
+        existing = set(Bot.objects.filter(name__in=names, game=game).values_list("name", flat=True))
+        new_bots = Bot.objects.bulk_create(
+            [
+                Bot(owner=users[owner], name=name, game=game)
+                for name, owner in zip(names, wanted, strict=True)
+                if name not in existing
+            ]
+        )
+        sources = {bot.pk: f"# {bot.name}\ndef play(observation):\n    return []\n".encode() for bot in new_bots}
+        versions = BotVersion.objects.bulk_create(
+            [
+                BotVersion(
+                    bot=bot,
+                    number=1,
+                    sha256=hashlib.sha256(sources[bot.pk]).hexdigest(),
+                    kind="py",
+                    filename="bot.py",
+                    size=len(sources[bot.pk]),
+                    status="active",
+                )
+                for bot in new_bots
+            ]
+        )
+        BotUpload.objects.bulk_create([BotUpload(version=v, content=sources[v.bot_id]) for v in versions])
+        newest = BotVersion.objects.filter(bot=OuterRef("pk"), status="active").order_by("-number").values("pk")[:1]
+        Bot.objects.filter(pk__in=[bot.pk for bot in new_bots]).update(active_version=Subquery(newest))
+    return list(
+        BotVersion.objects.filter(active_for__game=game, active_for__name__in=names).values_list("pk", flat=True)
+    )
+
+
+def sample_games(game: str) -> list:
+    """Real games (logs that replay) between two house bots, reused as every stored match's results."""
+    from bots.match import BotSpec, MatchSpec, run_match
+
+    spec = MatchSpec(
+        game=game,
+        bots=[BotSpec("house:random", "a", "sha256:a"), BotSpec("house:greedy", "b", "sha256:b")],
+        games=GAMES_PER_MATCH,
+        seed="catchup",
+        duplicate=True,
+        sandbox=False,
+    )
+    return run_match(spec).games
+
+
+def _store_share(match_ids: list[int], played: list, out: multiprocessing.Queue) -> None:
+    """One storer process: claim each match and store it as a worker would; report (commit time, games)."""
+    from django.db import connections
+
+    from league.arena import matches
+    from league.arena.models import Match
+
+    connections.close_all()  # never share the parent's connection
+    commits = []
+    for match in Match.objects.filter(pk__in=match_ids).order_by("pk"):
+        token = match.claim("bench", matches.lease())
+        if token is None:
+            continue
+        matches.store(match, token, match.ordered_versions(), SimpleNamespace(games=played, stderr={}))
+        commits.append((time.time(), len(played)))
+    out.put(commits)
+    connections.close_all()
+
+
+def _monitor(game: str, stop: threading.Event, seen: list[tuple[float, int]]) -> None:
+    from django.db import connections
+
+    from league.arena.models import RatingFit
+
+    last = None
+    while not stop.is_set():
+        games = RatingFit.objects.filter(game=game).values_list("games", flat=True).first() or 0
+        if games != last:
+            seen.append((time.time(), games))
+            last = games
+        time.sleep(POLL_SECONDS)
+    connections.close_all()
+
+
+def _start_worker(concurrency: int, log_path: Path) -> subprocess.Popen:
+    from django.conf import settings
+
+    from league.arena.workers import worker_command
+
+    command = worker_command(concurrency, "--queues", settings.CELERY_TASK_DEFAULT_QUEUE, "--pool", "prefork")
+    environment = dict(os.environ, ARENA_LADDER_MAX_PENDING="0")
+    with open(log_path, "wb") as log:
+        return subprocess.Popen(command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT)
+
+
+def _tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) used so far by a process and all its living descendants (Linux /proc)."""
+    total, pending = 0.0, [pid]
+    ticks = os.sysconf("SC_CLK_TCK")
+    while pending:
+        current = pending.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(child) for child in (task / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def measure_catchup(
+    game: str, matches: int, storers: int, refit_workers: int = 1, timeout: float = 120.0
+) -> dict[str, float]:
+    """Store `matches` rated matches between random ladder members from `storers` processes; time the ratings.
+
+    Needs Django set up (see `setup_django`) and at least two ladder members of `game`. Starts and stops its own
+    Celery worker (`refit_workers` pool processes) on the configured queue.
+    """
+    from django.db import connections
+
+    from league.arena import refits
+    from league.arena.models import BotVersion, Match, RatingFit
+
+    members = list(BotVersion.objects.filter(active_for__game=game).values_list("pk", flat=True))
+    if len(members) < 2:
+        raise ValueError(f"{game} needs at least two ladder members, it has {len(members)}")
+    played = sample_games(game)
+    versions = {v.pk: v for v in BotVersion.objects.filter(pk__in=members)}
+    rng = random.Random(8)
+    planned = []
+    for k in range(matches):
+        a, b = rng.sample(members, 2)
+        match = Match(kind=Match.Kind.LADDER, game=game, games=len(played), seed=f"catchup-{k}", rated=True)
+        planned.append((match, [versions[a], versions[b]]))
+    created = Match.objects.bulk_create_with_entries(planned)
+    refits.refit(game)  # start from ratings that cover everything already stored
+    baseline = RatingFit.objects.get(game=game).games
+    worker = _start_worker(refit_workers, Path(os.environ.get("ARENA_DATA_DIR", "/tmp")) / "catchup-worker.log")
+    stop, seen = threading.Event(), []
+    monitor = threading.Thread(target=_monitor, args=(game, stop, seen), daemon=True)
+    try:
+        time.sleep(3.0)  # the worker connects to the broker before the clock starts
+        connections.close_all()
+        context = multiprocessing.get_context("fork")
+        out = context.Queue()
+        ids = [match.pk for match in created]
+        processes = [context.Process(target=_store_share, args=(ids[k::storers], played, out)) for k in range(storers)]
+        monitor.start()
+        worker_cpu = _tree_cpu_seconds(worker.pid)
+        storers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.time()
+        for process in processes:
+            process.start()
+        commits = sorted(c for _ in processes for c in out.get())
+        for process in processes:
+            process.join()
+        total = baseline + sum(games for _, games in commits)
+        deadline = time.time() + timeout
+        while (not seen or seen[-1][1] < total) and time.time() < deadline:
+            time.sleep(POLL_SECONDS)
+        worker_cpu = _tree_cpu_seconds(worker.pid) - worker_cpu
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        storers_cpu = after.ru_utime + after.ru_stime - storers_cpu.ru_utime - storers_cpu.ru_stime
+    finally:
+        stop.set()
+        if monitor.is_alive():
+            monitor.join()
+        worker.terminate()
+        worker.wait(30)
+    if not seen or seen[-1][1] < total:
+        raise RuntimeError(f"the ratings did not catch up within {timeout:.0f} s of the last match stored")
+    lags, covered, position = [], baseline, 0
+    for commit_time, games in commits:
+        covered += games
+        while seen[position][1] < covered:
+            position += 1
+        lags.append(max(0.0, seen[position][0] - commit_time))
+    first, last = commits[0][0], commits[-1][0]
+    span = max(last - started, 1e-9)
+    return {
+        "matches": len(commits),
+        "games": total - baseline,
+        "matches_per_second": len(commits) / span,
+        "games_per_second": (total - baseline) / span,
+        "lag_p50": statistics.median(lags),
+        "lag_p95": _percentile(lags, 0.95),
+        "lag_max": max(lags),
+        "catch_up": seen[-1][0] - last,
+        "fits_seen": len(seen),
+        "store_cpu_ms_per_match": 1000 * storers_cpu / max(len(commits), 1),
+        "refit_cpu_ms_per_fit": 1000 * worker_cpu / max(len(seen) - 1, 1),
+        "first_commit_after": first - started,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", default="face-to-face")
+    parser.add_argument("--bots", type=int, default=1000, help="ladder bots to register (reused across runs)")
+    parser.add_argument("--matches", type=int, default=5000, help="rated matches of 10 games to store per run")
+    parser.add_argument("--storers", type=int, default=4, help="processes storing matches at once")
+    parser.add_argument("--refit-workers", type=int, default=1, help="pool processes of the Celery worker")
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+    setup_django(f"catchup-{os.getpid()}")
+    from django.core.management import call_command
+    from django.db import connection
+
+    from league.arena.models import Game
+
+    call_command("migrate", interactive=False, verbosity=0)
+    ensure_bots(args.game, args.bots)
+    print(f"database {connection.vendor} {connection.settings_dict['NAME']}, {args.bots} bots, {args.storers} storers")
+    runs = []
+    for run in range(args.repeat):
+        stored_before = Game.objects.count()
+        figures = measure_catchup(args.game, args.matches, args.storers, args.refit_workers)
+        load = Path("/proc/loadavg").read_text().split()[:3]
+        runs.append(figures)
+        print(
+            f"run {run + 1}: {stored_before:,} games stored before; {figures['matches']} matches "
+            f"({figures['games']} games) at {figures['matches_per_second']:.1f} matches/s "
+            f"({figures['games_per_second']:.0f} games/s); rating lag p50 {figures['lag_p50']:.2f} s, "
+            f"p95 {figures['lag_p95']:.2f} s, max {figures['lag_max']:.2f} s; caught up {figures['catch_up']:.2f} s "
+            f"after the last match; {figures['fits_seen']} fits seen; CPU: storing "
+            f"{figures['store_cpu_ms_per_match']:.0f} ms a match, refit worker {figures['refit_cpu_ms_per_fit']:.0f} "
+            f"ms a fit; load {' '.join(load)}"
+        )
+    if len(runs) > 1:
+        rates = [r["matches_per_second"] for r in runs]
+        worst = [r["lag_max"] for r in runs]
+        print(
+            f"over {len(runs)} runs: matches/s min {min(rates):.1f} median {statistics.median(rates):.1f}; "
+            f"max lag min {min(worst):.2f} s median {statistics.median(worst):.2f} s"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""Rating refits: every rated game of a game (ladder and tournament alike) fitted at once from the pair counts.
+
+A refit reads `PairResult` (O(pairs), never O(games)), fits it with `league.ratings`, and rewrites the game's
+`Rating` rows. The fit depends only on the counts, so the ratings are exact and independent of the order in which
+matches were stored: a refit from scratch gives the same numbers.
+
+Refits are coalesced per game through its `RatingFit` row:
+
+- `request(game)` (after a rated match commits) sets `pending` and queues a refit unless one holds a live claim.
+- `run(game)` claims the row with a conditional UPDATE (only while `pending` is set; a claim whose holder stopped
+  refreshing it for `LEASE` is taken over), clears `pending`, fits and stores, then releases the claim only if
+  `pending` is still clear; otherwise matches arrived meanwhile and it fits once more, covering all of them.
+
+No request is lost between a refit finishing and a new match arriving: the release and `request`'s UPDATE touch the
+same row, so either the release sees `pending` set (and loops) or `request` sees no claim (and queues a refit).
+Ratings are stored only while the claim is held, so a refit that was presumed dead never overwrites a newer fit.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max, Q
+from django.utils import timezone
+
+from league import ratings
+from league.arena import queue, signals
+from league.arena.models import PairResult, Rating, RatingFit
+
+log = logging.getLogger(__name__)
+
+ANCHOR = 1500.0
+LEASE = timedelta(seconds=60)  # a refit takes well under a second; one silent this long has died
+
+
+class _ClaimLost(Exception):
+    """The refit's claim was taken over while it stored: roll its ratings back."""
+
+
+@dataclass(frozen=True)
+class GameCounts:
+    """Rated results per pair of versions (row k: players[a[k]] against players[b[k]]): the input of a fit."""
+
+    players: list[int]
+    a: np.ndarray
+    b: np.ndarray
+    wins_a: np.ndarray
+    wins_b: np.ndarray
+    draws: np.ndarray
+    total: int
+
+
+def pair_counts(game: str) -> tuple[GameCounts, dict[int, datetime]]:
+    """The pair counts of `game`, and when each version last played a rated game."""
+    pairs = PairResult.objects.filter(game=game).order_by()
+    table = np.array(
+        list(pairs.values_list("first_id", "second_id", "first_wins", "second_wins", "draws")), dtype=np.int64
+    ).reshape(-1, 5)
+    players, index = np.unique(table[:, :2], return_inverse=True)
+    index = index.reshape(-1, 2)
+    last: dict[int, datetime] = {}
+    for side in ("first", "second"):  # each version's latest pair, grouped in the database
+        for version, played in pairs.values(side).annotate(latest=Max("last_played")).values_list(side, "latest"):
+            if version not in last or played > last[version]:
+                last[version] = played
+    counts = GameCounts(
+        players=[int(player) for player in players],
+        a=index[:, 0],
+        b=index[:, 1],
+        wins_a=table[:, 2],
+        wins_b=table[:, 3],
+        draws=table[:, 4],
+        total=int(table[:, 2:].sum()),
+    )
+    return counts, last
+
+
+def fit(counts: GameCounts, start: dict[int, float] | None = None) -> dict[int, ratings.Rating]:
+    """The ratings fitted on `counts`; `start` (the stored Elos) only makes the fit converge in fewer steps."""
+    return ratings.fit_counts(
+        counts.players,
+        counts.a,
+        counts.b,
+        wins_a=counts.wins_a,
+        wins_b=counts.wins_b,
+        draws=counts.draws,
+        prior_games=settings.ARENA_RATING_PRIOR_GAMES,
+        anchor=ANCHOR,
+        start=start,
+    )
+
+
+def stored_elos(game: str) -> dict[int, float]:
+    return dict(Rating.objects.filter(game=game).values_list("version_id", "elo"))
+
+
+def _state(game: str) -> RatingFit:
+    state, _ = RatingFit.objects.get_or_create(game=game)
+    return state
+
+
+def _live_claim() -> Q:
+    return Q(claim_token__isnull=False, claimed_at__gte=timezone.now() - LEASE)
+
+
+def request(game: str) -> None:
+    """Ask for a refit of `game` covering everything committed so far."""
+    # Only a row not yet pending is written (and locked): under a stream of matches most requests write nothing.
+    if not RatingFit.objects.filter(game=game, pending=False).update(pending=True):
+        _state(game)
+        RatingFit.objects.filter(game=game, pending=False).update(pending=True)
+    if not RatingFit.objects.filter(_live_claim(), game=game).exists():
+        queue.refit_ratings(game)
+
+
+def claim(game: str) -> uuid.UUID | None:
+    """Take the game's refit if one is asked for and nobody live holds it; None otherwise."""
+    token = uuid.uuid4()
+    taken = (
+        RatingFit.objects.filter(game=game, pending=True)
+        .exclude(_live_claim())
+        .update(claim_token=token, claimed_at=timezone.now())
+    )
+    return token if taken else None
+
+
+def run(game: str) -> int:
+    """Refit `game` while refits are asked for; returns how many fits this call stored."""
+    token = claim(game)
+    if token is None:
+        return 0
+    stored = 0
+    while True:
+        # Clearing `pending` first: a match committed after this point sets it again and gets one more fit.
+        if not RatingFit.objects.filter(game=game, claim_token=token).update(pending=False, claimed_at=timezone.now()):
+            break
+        counts, last_played = pair_counts(game)
+        if not store(game, token, counts, fit(counts, stored_elos(game)), last_played):
+            break
+        stored += 1
+        if RatingFit.objects.filter(game=game, claim_token=token, pending=False).update(
+            claim_token=None, claimed_at=None
+        ):
+            return stored
+    log.warning("refit of %s: the claim was taken over (this refit was presumed dead); its fit is dropped", game)
+    return stored
+
+
+def refit(game: str) -> bool:
+    """Refit `game` now, in this process; False if another live refit holds the claim (it then covers this)."""
+    _state(game)
+    RatingFit.objects.filter(game=game).update(pending=True)
+    return run(game) > 0
+
+
+def store(
+    game: str,
+    token: uuid.UUID,
+    counts: GameCounts,
+    fitted: dict[int, ratings.Rating],
+    last_played: dict[int, datetime],
+) -> bool:
+    """Rewrite the game's ratings from one fit, only while `token` holds the claim; False if it does not."""
+    try:
+        with transaction.atomic():
+            Rating.objects.filter(game=game).exclude(version_id__in=list(fitted)).delete()
+            Rating.objects.bulk_create(
+                [
+                    Rating(
+                        version_id=pk,
+                        game=game,
+                        elo=r.elo,
+                        low=r.low,
+                        high=r.high,
+                        games=r.games,
+                        wins=r.wins,
+                        losses=r.losses,
+                        last_played=last_played.get(pk),
+                    )
+                    for pk, r in fitted.items()
+                ],
+                update_conflicts=True,
+                unique_fields=["version"],
+                update_fields=["game", "elo", "low", "high", "games", "wins", "losses", "last_played"],
+                batch_size=2_000,
+            )
+            # Checked last, so the state row is locked only for the commit, never while the ratings are written.
+            stamped = RatingFit.objects.filter(game=game, claim_token=token).update(
+                games=counts.total, fitted_at=timezone.now()
+            )
+            if not stamped:
+                raise _ClaimLost
+            signals.send_leaderboard_changed(game)
+    except _ClaimLost:
+        return False
+    return True
+
+
+def resume_stale() -> int:
+    """Queue a refit for each game whose refit was asked for but whose claimant died; returns how many."""
+    stale = RatingFit.objects.filter(pending=True).exclude(_live_claim()).values_list("game", flat=True)
+    games = list(stale)
+    for game in games:
+        queue.refit_ratings(game)
+    return len(games)

@@ -1,0 +1,278 @@
+"""Storing a match's games together with the aggregates every reader uses instead of the games.
+
+`save_games` writes the games, their seats, each entry's results (`MatchEntry` wins/losses/draws/points) and, for
+rated competitive matches, the per-pair counts (`PairResult`) in the caller's transaction, so the aggregates are
+never out of step with the games. `rebuild` recomputes every aggregate from the stored games (the
+`rebuild_results` management command), and must give exactly what `save_games` kept.
+
+Concurrent workers storing matches on PostgreSQL must not deadlock: the only rows two of them can both write are
+`PairResult` rows (their own match and entries are theirs alone), and those are written by one
+INSERT ... ON CONFLICT DO UPDATE whose rows are sorted by key, so every transaction takes them in the same order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from django.apps import apps as global_apps
+from django.apps.registry import Apps
+from django.db import connection, transaction
+from django.db.models import Aggregate, Count, Max, Model, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Coalesce
+
+from league.arena.models import (
+    COMPETITIVE_GAMES,
+    FORFEITS,
+    BotVersion,
+    Game,
+    GameSeat,
+    Match,
+    MatchEntry,
+    PairResult,
+)
+
+STDERR_TAIL_CHARS = 4000
+
+
+class PlayedGame(Protocol):
+    """What the runner reports for one game (`bots.match.GameResult` has this shape)."""
+
+    index: int
+    log: dict[str, Any]
+    outcome: Any  # games.Outcome
+    seat_bots: list[int]
+
+
+@dataclass(frozen=True)
+class PairKey:
+    game: str
+    first: int
+    second: int
+
+
+@dataclass
+class PairCounts:
+    first_wins: int = 0
+    second_wins: int = 0
+    draws: int = 0
+    last_played: datetime | None = None
+
+    def add(self, winner: int | None, played_at: datetime) -> None:
+        if winner == 0:
+            self.first_wins += 1
+        elif winner == 1:
+            self.second_wins += 1
+        else:
+            self.draws += 1
+        if self.last_played is None or played_at > self.last_played:
+            self.last_played = played_at
+
+
+def points(game_id: str, winner: int | None, seat: int) -> float | None:
+    """A seat's points in a game: 1 for a win, 0 for a loss, 0.5 for a draw; None in the co-op games."""
+    if game_id not in COMPETITIVE_GAMES:
+        return None
+    if winner is None:
+        return 0.5
+    return 1.0 if seat == winner else 0.0
+
+
+def counts_for_pairs(match: Match) -> bool:
+    """Whether a match's games are rated results between pairs (what a refit fits)."""
+    return match.rated and match.game in COMPETITIVE_GAMES
+
+
+def save_games(
+    match: Match,
+    versions: Sequence[BotVersion],
+    played: Sequence[PlayedGame],
+    stderr: dict[int, str],
+    played_at: datetime,
+) -> list[Game]:
+    """Store the games of `match` (entry i played by `versions[i]`) and fold them into the aggregates."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("save_games must run inside the transaction that marks the match done")
+    rows = []
+    for result in played:
+        outcome, log = result.outcome, result.log
+        rows.append(
+            Game(
+                match=match,
+                index=result.index,
+                game=match.game,
+                seed=str(log.get("seed", "")),
+                start_seat=log.get("start_seat", 0),
+                termination=outcome.termination.value,
+                winner_seat=outcome.winner,
+                fault_seat=outcome.seat if outcome.termination.value in FORFEITS else None,
+                score=outcome.score,
+                detail=outcome.detail or "",
+                turns=len(log.get("turns", [])),
+                log_zlib=Game.compress_log(log),
+                played_at=played_at,
+            )
+        )
+    stored = Game.objects.bulk_create(rows)
+    seats = [
+        GameSeat(game=game, seat=seat, version=versions[bot], points=points(match.game, result.outcome.winner, seat))
+        for game, result in zip(stored, played, strict=True)
+        for seat, bot in enumerate(result.seat_bots)
+    ]
+    GameSeat.objects.bulk_create(seats)
+    _add_to_entries(match, versions, seats, stderr)
+    if counts_for_pairs(match):
+        add_to_pairs(_pair_counts(match.game, stored, seats))
+    return stored
+
+
+def _add_to_entries(
+    match: Match, versions: Sequence[BotVersion], seats: list[GameSeat], stderr: dict[int, str]
+) -> None:
+    index_of = {version.pk: index for index, version in enumerate(versions)}
+    totals = [{"games": set(), "wins": 0, "losses": 0, "draws": 0, "points": 0.0} for _ in versions]
+    for seat in seats:
+        total = totals[index_of[seat.version_id]]
+        total["games"].add(seat.game.pk)
+        if seat.points is not None:
+            total["points"] += seat.points
+            total["wins"] += seat.points == 1.0
+            total["losses"] += seat.points == 0.0
+            total["draws"] += seat.points == 0.5
+    for index, total in enumerate(totals):
+        changes = {**total, "games": len(total["games"])}
+        text = stderr.get(index, "")
+        if text:
+            changes["stderr_tail"] = text[-STDERR_TAIL_CHARS:]
+        # Stored once per match (the claim guarantees it), so the counts are set, not added.
+        MatchEntry.objects.filter(match=match, index=index).update(**changes)
+
+
+def _pair_counts(game_id: str, stored: list[Game], seats: list[GameSeat]) -> dict[PairKey, PairCounts]:
+    by_game: dict[int, dict[int, int]] = defaultdict(dict)
+    for seat in seats:
+        by_game[seat.game.pk][seat.seat] = seat.version_id
+    counts: dict[PairKey, PairCounts] = defaultdict(PairCounts)
+    for game in stored:
+        key, winner = pair_of(game_id, by_game[game.pk], game.winner_seat)
+        if key is not None:
+            counts[key].add(winner, game.played_at)
+    return counts
+
+
+def pair_of(game_id: str, versions: dict[int, int], winner_seat: int | None) -> tuple[PairKey | None, int | None]:
+    """The pair a two-seat game counts for (lower version id first) and its winner in that pair (0, 1 or None)."""
+    if set(versions) != {0, 1} or versions[0] == versions[1]:
+        return None, None
+    swapped = versions[0] > versions[1]
+    first, second = (versions[1], versions[0]) if swapped else (versions[0], versions[1])
+    winner = None if winner_seat is None else winner_seat ^ swapped
+    return PairKey(game_id, first, second), winner
+
+
+def add_to_pairs(counts: dict[PairKey, PairCounts]) -> None:
+    """Add counts to `PairResult` in one upsert, rows in key order (see the module's note on deadlocks)."""
+    if not counts:
+        return
+    table = connection.ops.quote_name(PairResult._meta.db_table)
+    keys = sorted(counts, key=lambda k: (k.first, k.second))
+    values = []
+    for key in keys:
+        cell = counts[key]
+        stamp = connection.ops.adapt_datetimefield_value(cell.last_played)
+        values += [key.game, key.first, key.second, cell.first_wins, cell.second_wins, cell.draws, stamp]
+    rows = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(keys))
+    # The same statement runs on PostgreSQL and SQLite (>= 3.24): both know ON CONFLICT ... DO UPDATE and EXCLUDED.
+    sql = (
+        f"INSERT INTO {table} (game, first_id, second_id, first_wins, second_wins, draws, last_played) "
+        f"VALUES {rows} ON CONFLICT (first_id, second_id) DO UPDATE SET "
+        f"first_wins = {table}.first_wins + EXCLUDED.first_wins, "
+        f"second_wins = {table}.second_wins + EXCLUDED.second_wins, "
+        f"draws = {table}.draws + EXCLUDED.draws, "
+        f"last_played = CASE WHEN EXCLUDED.last_played > {table}.last_played "
+        f"THEN EXCLUDED.last_played ELSE {table}.last_played END"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+
+
+@transaction.atomic
+def rebuild(apps: Apps = global_apps) -> tuple[int, int]:
+    """Recompute every aggregate from the stored games; returns (match entries, pairs of versions).
+
+    `apps` is the model registry: the project's, or a migration's historical one (the data migration that
+    introduced the aggregates fills them with this).
+    """
+    entries = _rebuild_entries(apps.get_model("arena", "GameSeat"), apps.get_model("arena", "MatchEntry"))
+    pairs = _rebuild_pairs(apps.get_model("arena", "GameSeat"), apps.get_model("arena", "PairResult"))
+    return entries, pairs
+
+
+def _rebuild_entries(GameSeat: type[Model], MatchEntry: type[Model]) -> int:
+    # One UPDATE with a correlated count per column: no rows travel to Python, whatever the number of matches.
+    seats = GameSeat.objects.filter(game__match=OuterRef("match"), version=OuterRef("version")).order_by()
+
+    def total(aggregate: Aggregate) -> Coalesce:
+        return Coalesce(Subquery(seats.values("version").annotate(total=aggregate).values("total")), 0)
+
+    return MatchEntry.objects.update(
+        games=total(Count("game", distinct=True)),
+        wins=total(Count("pk", filter=Q(points=1.0))),
+        losses=total(Count("pk", filter=Q(points=0.0))),
+        draws=total(Count("pk", filter=Q(points=0.5))),
+        points=Coalesce(Subquery(seats.values("version").annotate(total=Sum("points")).values("total")), 0.0),
+    )
+
+
+def _rebuild_pairs(GameSeat: type[Model], PairResult: type[Model]) -> int:
+    PairResult.objects.all().delete()
+    grouped = (
+        GameSeat.objects.filter(
+            seat=0,
+            game__seats__seat=1,
+            game__game__in=COMPETITIVE_GAMES,
+            game__match__rated=True,
+            game__match__status="done",
+        )
+        .values("game__game", "version_id", "game__seats__version_id", "game__winner_seat")
+        .annotate(n=Count("pk"), last=Max("game__played_at"))
+        .order_by()
+    )
+    counts: dict[PairKey, PairCounts] = defaultdict(PairCounts)
+    tally: Counter[tuple[PairKey, int | None]] = Counter()
+    for row in grouped.iterator(chunk_size=10_000):
+        seats = {0: row["version_id"], 1: row["game__seats__version_id"]}
+        key, winner = pair_of(row["game__game"], seats, row["game__winner_seat"])
+        if key is None:
+            continue
+        tally[key, winner] += row["n"]
+        cell = counts[key]
+        if cell.last_played is None or row["last"] > cell.last_played:
+            cell.last_played = row["last"]
+    for (key, winner), n in tally.items():
+        cell = counts[key]
+        if winner == 0:
+            cell.first_wins += n
+        elif winner == 1:
+            cell.second_wins += n
+        else:
+            cell.draws += n
+    PairResult.objects.bulk_create(
+        [
+            PairResult(
+                game=key.game,
+                first_id=key.first,
+                second_id=key.second,
+                first_wins=cell.first_wins,
+                second_wins=cell.second_wins,
+                draws=cell.draws,
+                last_played=cell.last_played,
+            )
+            for key, cell in sorted(counts.items(), key=lambda item: (item[0].first, item[0].second))
+        ],
+        batch_size=5_000,
+    )
+    return len(counts)

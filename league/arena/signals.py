@@ -1,0 +1,26 @@
+"""Events the league's data sends when what a page shows has changed, for caches to drop stale copies.
+
+Both are sent once the transaction that made the change commits (never for a change rolled back):
+
+- `leaderboard_changed(game=...)`: a refit stored new ratings of `game`, or the ladder's membership
+  changed (a version became active or failed validation, a bot was retired).
+- `tournament_changed(tournament_id=...)`: a tournament match was stored, or the tournament started or finished.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.dispatch import Signal
+
+leaderboard_changed = Signal()
+tournament_changed = Signal()
+
+
+def send_leaderboard_changed(game: str) -> None:
+    """Announce, on commit, that `game`'s leaderboard shows something new."""
+    transaction.on_commit(lambda: leaderboard_changed.send(sender=None, game=game))
+
+
+def send_tournament_changed(tournament_id: int) -> None:
+    """Announce, on commit, that the tournament's standings or status changed."""
+    transaction.on_commit(lambda: tournament_changed.send(sender=None, tournament_id=tournament_id))

@@ -1,0 +1,157 @@
+"""Every list a page shows is bounded: long ones are paged (?page=N), the rest cut to their newest rows."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from league.arena import views
+from league.arena.models import Game, GameSeat, Match, MatchEntry, Rating, Tournament
+from league.arena.templatetags.pages import page_links
+
+
+def rate(version, elo, games=10):
+    return Rating.objects.create(
+        version=version, game="face-to-face", elo=elo, low=elo - 50, high=elo + 50, games=games, wins=games // 2
+    )
+
+
+@pytest.fixture
+def ladder_of(alice, make_version):
+    """ladder_of(n): n bots on the Face to Face ladder, bot-000 rated highest, each 10 Elo below the one before."""
+
+    def make(n, unrated=0):
+        versions = [make_version(alice, f"bot-{k:03d}") for k in range(n + unrated)]
+        for k, version in enumerate(versions[:n]):
+            rate(version, 2000 - 10 * k)
+        return versions
+
+    return make
+
+
+def ranks_and_names(page: str) -> list[tuple[str, str]]:
+    return re.findall(r'<td class="num">(\d+|–)</td>\s*<td class="name"><a href="/bots/\d+/">([\w-]+)</a>', page)
+
+
+def test_page_links_show_both_ends_and_the_neighbourhood():
+    assert page_links(1, 1) == [1]
+    assert page_links(1, 3) == [1, 2, 3]
+    assert page_links(6, 20) == [1, None, 4, 5, 6, 7, 8, None, 20]
+    assert page_links(2, 20) == [1, 2, 3, 4, None, 20]
+    assert page_links(4, 20) == [1, 2, 3, 4, 5, 6, None, 20]
+    assert page_links(20, 20) == [1, None, 18, 19, 20]
+
+
+def test_the_leaderboard_shows_fifty_rows_a_page_and_keeps_the_rank(client, ladder_of):
+    ladder_of(110, unrated=2)
+    url = reverse("ladder", args=["face-to-face"])
+    first = client.get(url).content.decode()
+    rows = ranks_and_names(first)
+    assert rows[0] == ("1", "bot-000") and rows[-1] == ("50", "bot-049") and len(rows) == 50
+    second = ranks_and_names(client.get(url, {"page": 2}).content.decode())
+    assert second[0] == ("51", "bot-050") and second[-1] == ("100", "bot-099")
+    third = ranks_and_names(client.get(url, {"page": 3}).content.decode())
+    assert third == [(str(101 + k), f"bot-{100 + k:03d}") for k in range(10)] + [("–", "bot-110"), ("–", "bot-111")]
+    assert "112 bots · page 1 of 3" in first
+
+
+def test_the_pager_links_each_page_by_keyboard_reachable_anchors(client, ladder_of):
+    ladder_of(120)
+    page = client.get(reverse("ladder", args=["face-to-face"]), {"page": 2}).content.decode()
+    pager = page[page.index('<nav class="pager"') :]
+    pager = pager[: pager.index("</nav>")]
+    assert 'aria-label="Ladder pages"' in pager
+    assert '<a href="?page=1" rel="prev">' in pager and '<a href="?page=3" rel="next">' in pager
+    assert '<a href="?page=2" aria-current="page"' in pager
+    assert re.findall(r'href="\?page=(\d+)"', pager) == ["1", "1", "2", "3", "3"]
+
+
+def test_a_single_page_has_no_pager(client, ladder_of):
+    ladder_of(3)
+    assert 'class="pager"' not in client.get(reverse("ladder", args=["face-to-face"])).content.decode()
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "abc", "2.5", "", "9" * 5000, "4"])
+def test_a_bad_page_number_is_a_404_not_an_error(client, ladder_of, bad):
+    ladder_of(120)  # three pages
+    assert client.get(reverse("ladder", args=["face-to-face"]), {"page": bad}).status_code == 404
+    assert client.get(reverse("tournaments"), {"page": bad}).status_code == 404
+
+
+def test_an_empty_ladder_still_has_its_first_page(client, db):
+    page = client.get(reverse("ladder", args=["extreme"]), {"page": 1})
+    assert page.status_code == 200 and "No bot plays The Game Extreme yet." in page.content.decode()
+    assert client.get(reverse("ladder", args=["extreme"]), {"page": 2}).status_code == 404
+
+
+def test_home_shows_the_top_five_only(client, ladder_of):
+    ladder_of(8)
+    page = client.get(reverse("home")).content.decode()
+    assert [name for _, name in ranks_and_names(page.replace("alice/", ""))] == [f"bot-{k:03d}" for k in range(5)]
+    assert "bot-005" not in page
+
+
+def test_the_tournament_list_is_paged(client, db):
+    Tournament.objects.bulk_create([Tournament(name=f"Cup {k:02d}") for k in range(30)])
+    url = reverse("tournaments")
+    first = client.get(url).content.decode()
+    assert first.count("<tr>") == 1 + views.TOURNAMENTS_PER_PAGE and 'href="?page=2"' in first
+    second = client.get(url, {"page": 2}).content.decode()
+    assert second.count("<tr>") == 1 + 30 - views.TOURNAMENTS_PER_PAGE
+    assert client.get(url, {"page": 3}).status_code == 404
+
+
+def test_a_bot_page_shows_its_newest_matches_only(client, alice, bob, make_version, record_games):
+    mine, theirs = make_version(alice, "alpha"), make_version(bob, "beta")
+    matches = [record_games(mine, theirs, [0]) for _ in range(views.RECENT_MATCHES + 5)]
+    record_games(mine, theirs, [0], kind="validation", rated=False)
+    page = client.get(reverse("bot", args=[mine.bot.pk])).content.decode()
+    shown = [int(pk) for pk in re.findall(r'<a href="/matches/(\d+)/">', page)]
+    assert shown == [m.pk for m in reversed(matches)][: views.RECENT_MATCHES]
+    assert "alice/alpha v1 vs bob/beta v1" in page
+
+
+def test_a_bot_page_shows_its_newest_versions_and_counts_the_rest(client, alice, make_version):
+    for _ in range(views.VERSIONS_SHOWN + 3):
+        version = make_version(alice, "prolific")
+    page = client.get(reverse("bot", args=[version.bot.pk])).content.decode()
+    assert f"<td>v{views.VERSIONS_SHOWN + 3}</td>" in page and "<td>v4</td>" in page and "<td>v3</td>" not in page
+    assert "and 3 older versions, not shown." in page
+    status = client.get(reverse("bot-status", args=[version.bot.pk])).json()
+    assert [v["number"] for v in status["versions"]] == list(range(views.VERSIONS_SHOWN + 3, 3, -1))
+
+
+def test_my_bots_are_paged_with_each_newest_version(client, alice, make_version):
+    for k in range(views.BOTS_PER_PAGE + 2):
+        make_version(alice, f"b{k:03d}")
+    make_version(alice, "b000", status="validating")
+    client.force_login(alice)
+    first = client.get(reverse("my-bots")).content.decode()
+    assert first.count("<tr>") == 1 + views.BOTS_PER_PAGE
+    assert re.search(r">b000</a></td>\s*<td>[^<]*</td>\s*<td>v2 ", first)
+    assert '<span class="badge validating">' in first
+    second = client.get(reverse("my-bots"), {"page": 2}).content.decode()
+    assert second.count("<tr>") == 3 and ">b051</a>" in second
+
+
+def test_the_match_page_pages_its_games(client, alice, bob, make_version):
+    a, b = make_version(alice, "alpha"), make_version(bob, "beta")
+    n = views.GAMES_PER_PAGE + 30
+    match = Match.objects.create(kind="exhibition", game="face-to-face", games=n, seed="s", status="done")
+    MatchEntry.objects.bulk_create(
+        [MatchEntry(match=match, index=0, version=a), MatchEntry(match=match, index=1, version=b)]
+    )
+    games = Game.objects.bulk_create(
+        Game(match=match, index=k, game="face-to-face", seed=f"s{k}", start_seat=0, termination="stuck",
+             winner_seat=k % 2, log_zlib=b"")
+        for k in range(n)
+    )  # fmt: skip
+    GameSeat.objects.bulk_create(
+        GameSeat(game=game, seat=seat, version=version) for game in games for seat, version in enumerate((a, b))
+    )
+    first = client.get(reverse("match", args=[match.pk])).content.decode()
+    assert first.count("alpha · beta") == views.GAMES_PER_PAGE
+    assert f"Games 1 to {views.GAMES_PER_PAGE} of {n}" in first
+    second = client.get(reverse("match", args=[match.pk]), {"page": 2}).content.decode()
+    assert second.count("alpha · beta") == 30 and f'<td class="num">{n}</td>' in second
+    assert client.get(reverse("match", args=[match.pk]), {"page": 3}).status_code == 404
