@@ -26,6 +26,9 @@ class OutOfMemoryPlayer:
         self.name = name
         self.version = None
 
+    def launch(self, timeout: float) -> None:
+        return None
+
     def start(self, timeout: float) -> None:
         return None
 
