@@ -187,7 +187,7 @@ def uploaded_participants(refs: list[str], count: int) -> list:
 
     from django.contrib.auth import get_user_model
 
-    from bots.house import HOUSE_BOTS
+    from bots.house import HOUSE_BOTS, house_module
     from league.arena.models import Bot
     from league.arena.uploads import UploadRejected, add_version, inspect_upload
 
@@ -198,7 +198,7 @@ def uploaded_participants(refs: list[str], count: int) -> list:
     bots = []
     for i in range(count):
         name = refs[i % len(refs)]
-        source = Path(importlib.util.find_spec(HOUSE_BOTS[name]).origin)
+        source = Path(importlib.util.find_spec(house_module(name)).origin)
         bot = Bot.objects.create(owner=owner, name=f"{name}-{i}")
         try:
             add_version(bot, inspect_upload(f"{name}.py", source.read_bytes()))

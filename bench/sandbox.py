@@ -5,6 +5,7 @@
     python bench/sandbox.py --only roundtrip # median turn round trip, bot thinking excluded (bar: <= 200 us)
     python bench/sandbox.py --only match     # sandboxed vs in-process greedy games/s (bar: >= 25 %)
     python bench/sandbox.py --only boot      # a match's two sandboxes: launched together, started, closed
+    python bench/sandbox.py --only tripcpu   # CPU per round trip, runner and sandbox, beside a bare pipe's
     python bench/sandbox.py --json           # the figures as JSON
 
 Start-up is timed from SandboxedPlayer.start() (bwrap spawned) to the harness's reply to hello, with the bot
@@ -13,7 +14,9 @@ compiles the harness once per runner process). The boot figure is what every mat
 its two bots' sandboxes launched together (as the match runner does), both started, both closed (killed and
 reaped), in wall time and in CPU time of the runner and of the sandboxes. The round trip uses a bot that
 answers at once with a real Face to Face observation, so what is measured is the runner, the pipes and the
-harness. The match compares two sandboxed greedy bots with the same two bots in this process, same seeds, in one run.
+harness. The CPU per round trip (runner and sandbox, boot subtracted) is set beside the same exchange
+between two bare processes over pipes, which is the floor any two-process design pays. The match compares
+two sandboxed greedy bots with the same two bots in this process, same seeds, in one run.
 The machine's load is printed too: on a shared machine the figures move with it.
 """
 
@@ -23,6 +26,7 @@ import argparse
 import json
 import os
 import resource
+import select
 import statistics
 import sys
 import tempfile
@@ -128,6 +132,73 @@ def bench_roundtrip(bot: Path, turns: int) -> dict[str, float]:
     }
 
 
+def _cpu_seconds(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _sandboxed_trips(bot: Path, observations: list[dict], turns: int) -> tuple[float, float]:
+    """(runner, sandbox) CPU seconds of one sandbox's start, `turns` round trips and close."""
+    runner, children = _cpu_seconds(resource.RUSAGE_SELF), _cpu_seconds(resource.RUSAGE_CHILDREN)
+    with SandboxedPlayer(bot) as player:
+        player.start(10)
+        for index in range(turns):
+            player.play(observations[index % len(observations)], 5)
+    return _cpu_seconds(resource.RUSAGE_SELF) - runner, _cpu_seconds(resource.RUSAGE_CHILDREN) - children
+
+
+def _bare_trips(request: bytes, reply: bytes, turns: int) -> tuple[float, float]:
+    """(parent, child) CPU seconds of `turns` request/reply exchanges between two processes over pipes,
+    the parent waiting as the runner does (poll, then read)."""
+    to_child, from_parent = os.pipe()
+    from_child, to_parent = os.pipe()
+    children = _cpu_seconds(resource.RUSAGE_CHILDREN)
+    pid = os.fork()
+    if pid == 0:
+        os.close(from_parent)
+        os.close(from_child)
+        while os.read(to_child, 1 << 16):
+            os.write(to_parent, reply)
+        os._exit(0)
+    os.close(to_child)
+    os.close(to_parent)
+    poller = select.poll()
+    poller.register(from_child, select.POLLIN)
+    started = _cpu_seconds(resource.RUSAGE_SELF)
+    for _ in range(turns):
+        os.write(from_parent, request)
+        poller.poll(5000)
+        os.read(from_child, 1 << 16)
+    parent = _cpu_seconds(resource.RUSAGE_SELF) - started
+    os.close(from_parent)
+    os.waitpid(pid, 0)
+    os.close(from_child)
+    return parent, _cpu_seconds(resource.RUSAGE_CHILDREN) - children
+
+
+def bench_trip_cpu(bot: Path, turns: int, repeats: int = 3) -> dict[str, float]:
+    observations = sample_observations(min(turns, 500))
+    _sandboxed_trips(bot, observations, 1)  # warm-up: seccomp program and harness compiled once per process
+    runner, sandbox, bare_parent, bare_child = [], [], [], []
+    request = (json.dumps({"type": "play", "observation": observations[len(observations) // 2]}) + "\n").encode()
+    for _ in range(repeats):
+        boot_runner, boot_sandbox = _sandboxed_trips(bot, observations, 0)
+        total_runner, total_sandbox = _sandboxed_trips(bot, observations, turns)
+        runner.append((total_runner - boot_runner) / turns)
+        sandbox.append((total_sandbox - boot_sandbox) / turns)
+        parent, child = _bare_trips(request, b'{"type":"turn","turn":{"plays":[]}}\n', turns)
+        bare_parent.append(parent / turns)
+        bare_child.append(child / turns)
+    return {
+        "turns": turns,
+        "repeats": repeats,
+        "runner_us": statistics.median(runner) * 1e6,
+        "sandbox_us": statistics.median(sandbox) * 1e6,
+        "bare_parent_us": statistics.median(bare_parent) * 1e6,
+        "bare_child_us": statistics.median(bare_child) * 1e6,
+    }
+
+
 def bench_match(game_count: int) -> dict[str, float]:
     def games_per_second(sandbox: bool) -> float:
         spec = MatchSpec(
@@ -154,7 +225,7 @@ def bench_match(game_count: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["startup", "boot", "roundtrip", "match"])
+    parser.add_argument("--only", choices=["startup", "boot", "roundtrip", "tripcpu", "match"])
     parser.add_argument("--starts", type=int, default=30)
     parser.add_argument("--matches", type=int, default=20, help="--only boot: matches' worth of sandboxes")
     parser.add_argument("--turns", type=int, default=5000)
@@ -173,6 +244,8 @@ def main() -> None:
             figures["boot"] = bench_boot([GREEDY, RANDOM], args.matches)
         if args.only in (None, "roundtrip"):
             figures["roundtrip"] = bench_roundtrip(instant, args.turns)
+        if args.only in (None, "tripcpu"):
+            figures["tripcpu"] = bench_trip_cpu(instant, args.turns)
         if args.only in (None, "match"):
             figures["match"] = bench_match(args.games)
 
@@ -194,6 +267,12 @@ def main() -> None:
         row = figures["roundtrip"]
         print(f"turn round trip ({row['turns']} turns, observations ~{row['observation_bytes']:.0f} bytes): "
               f"median {row['median_us']:.0f} us, p90 {row['p90_us']:.0f} us   (bar: median <= 200 us)")  # fmt: skip
+    if "tripcpu" in figures:
+        row = figures["tripcpu"]
+        print(f"CPU per round trip ({row['turns']} turns, median of {row['repeats']}): "
+              f"runner {row['runner_us']:.1f} us, sandbox {row['sandbox_us']:.1f} us; "
+              f"bare processes over pipes: {row['bare_parent_us']:.1f} us"
+              f" + {row['bare_child_us']:.1f} us")  # fmt: skip
     if "match" in figures:
         row = figures["match"]
         print(f"greedy vs greedy, {row['games']} Face to Face games: in-process {row['in_process_games_per_s']:.1f}"
