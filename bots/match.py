@@ -208,7 +208,8 @@ def run_match(spec: MatchSpec, on_game: Callable[[GameResult], None] | None = No
 
 def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, str | None]], index: int) -> GameResult:
     deal, seat_bots = seating(spec, index)
-    state = games.new_game(spec.game, spec.seat_count(), f"{spec.seed}:{deal}", start_seat=0, **spec.options)
+    start_seat = 0 if spec.game == "face-to-face" else None  # Face to Face alternates by seating; co-op by lot
+    state = games.new_game(spec.game, spec.seat_count(), f"{spec.seed}:{deal}", start_seat=start_seat, **spec.options)
     state.log.set_bots([identities[b] for b in seat_bots])
     tc = spec.time_control
     banks = [tc.bank] * len(seat_bots)
@@ -235,7 +236,7 @@ def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, 
         text = seats[bot_index].stderr()
         if seats[bot_index].last_failure is not None and seats[bot_index].last_failure.stderr_tail:
             text += seats[bot_index].last_failure.stderr_tail
-            seats[bot_index].last_failure = None
+            seats[bot_index].last_failure.stderr_tail = ""  # shown once; its termination labels later forfeits
         if text:
             game_stderr[bot_index] = text[-STDERR_CAP:]
     return GameResult(index, deal, state.log.to_json(), state.outcome, seat_bots, game_stderr)

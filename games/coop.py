@@ -77,30 +77,33 @@ class CoopTurn(TurnBuilder):
         )
 
     def reason(self, card: int, pile: str) -> str | None:
+        # The commands are judged before the basic rules: a play that breaks both is a broken command
+        # (RULES.md section 3).
         count = len(self.plays)
         if self.stop_at is not None:
             return "stop"
         if self.three_at is not None and count >= 3:
             return "three"
+        top = self.tops.get(pile)
+        if self.table:
+            in_force = infinity_in_force(self.tops, self.table).values()
+            if in_force:
+                if count and pile != self.first_pile and cmd.ONE_PILE in in_force:
+                    return "one-pile"
+                if cmd.NO_TRICK in in_force and top is not None and is_trick(card, top, DIRECTION[pile]):
+                    return "no-trick"
+            command = self.table.get(card)
+            if command == cmd.STOP and self.three_at is not None and count + 1 != 3:
+                return "stop-not-third"
+            if command == cmd.THREE and count + 1 > 3:
+                return "three"
         if card not in self.hand:
             return "played-twice" if any(play.card == card for play in self.plays) else "not-in-hand"
-        top = self.tops.get(pile)
         if top is None:
             return "unknown-pile"
-        in_force = infinity_in_force(self.tops, self.table) if self.table else {}
-        if count and pile != self.first_pile and cmd.ONE_PILE in in_force.values():
-            return "one-pile"
         direction = DIRECTION[pile]
-        if not pile_fits(card, top, direction):
-            if not is_trick(card, top, direction):
-                return "pile-order"
-            if cmd.NO_TRICK in in_force.values():
-                return "no-trick"
-        command = self.table.get(card) if self.table else None
-        if command == cmd.STOP and self.three_at is not None and count + 1 != 3:
-            return "stop-not-third"
-        if command == cmd.THREE and count + 1 > 3:
-            return "three"
+        if not pile_fits(card, top, direction) and not is_trick(card, top, direction):
+            return "pile-order"
         return None
 
     def apply(self, card: int, pile: str) -> None:
@@ -229,7 +232,20 @@ class CoopState(GameState):
     def builder(self) -> CoopTurn:
         return CoopTurn(dict(self.tops), list(self.hands[self.to_move]), self.table, self.min_plays())
 
+    def check(self, turn: Turn) -> TurnBuilder:
+        try:
+            return super().check(turn)
+        except IllegalTurn as error:
+            if error.rule in ("empty-turn", "too-few-plays"):
+                # A turn that ends breaking a basic rule and silence at once is a broken command (RULES.md
+                # section 3). Its plays were all legal, so the tops after them are simply their cards.
+                tops = dict(self.tops)
+                tops.update((pile, card) for card, pile in turn.plays)
+                self._check_silence(tops, turn.signals)
+            raise
+
     def _check_signals(self, builder: TurnBuilder, signals: dict[str, str]) -> None:
+        self._check_silence(builder.tops, signals)  # the command first, as for plays
         for pile, value in signals.items():
             if pile not in DIRECTION:
                 raise IllegalTurn(
@@ -238,9 +254,11 @@ class CoopState(GameState):
                 )
             if value not in SIGNAL_VALUES:
                 raise IllegalTurn(f"signal {value!r} for {pile}: use none, keep-off or jump", rule="signals")
-        silenced = [p for p, name in infinity_in_force(builder.tops, self.table).items() if name == cmd.SILENCE]
+
+    def _check_silence(self, tops: dict[str, int], signals: dict[str, str]) -> None:
+        silenced = [pile for pile, name in infinity_in_force(tops, self.table).items() if name == cmd.SILENCE]
         if silenced and any(value != "none" for value in signals.values()):
-            where = ", ".join(f"card {builder.tops[pile]} on {pile}" for pile in silenced)
+            where = ", ".join(f"card {tops[pile]} on {pile}" for pile in silenced)
             raise CommandBroken(f"signals cannot be set while silence ({where}) is in force", rule="silence")
 
     def _commit(self, builder: TurnBuilder, turn: Turn) -> None:

@@ -40,6 +40,11 @@ def seeded_decks(game_id: str, seed: int | str) -> list[list[int]]:
     raise ValueError(f"unknown game {game_id!r}; games are {', '.join(GAME_IDS)}")
 
 
+def seeded_start_seat(players: int, seed: int | str) -> int:
+    """The starting seat that `seed` draws by lot among `players` seats (RULES.md sections 1 and 2)."""
+    return choice_index(players, str(seed), "start")
+
+
 def _create(
     game_id: str,
     players: int | None,
@@ -81,7 +86,7 @@ def _create(
 
 def _start_seat(start_seat: int | None, players: int, seed: str) -> int:
     if start_seat is None:
-        return choice_index(players, seed, "start")
+        return seeded_start_seat(players, seed)
     if isinstance(start_seat, bool) or not isinstance(start_seat, int) or not 0 <= start_seat < players:
         raise ValueError(f"start seat {start_seat!r} is not a seat of {players} player(s)")
     return start_seat

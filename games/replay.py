@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from games import coop
+from games.commands import COMMANDS
 from games.errors import IllegalTurn, LogMismatch
-from games.factory import GAME_IDS, new_game, seeded_decks
+from games.factory import GAME_IDS, new_game, seeded_decks, seeded_start_seat
 from games.log import LOG_FORMAT, LOG_VERSION
 from games.moves import Turn
 from games.outcome import BOT_FAILURES, Outcome, Termination
@@ -31,8 +33,15 @@ def replay(log: dict[str, Any]) -> Outcome:
             raise LogMismatch(
                 f"the log says {recorded.termination.value}, but the game had already ended: {state.outcome}"
             )
-        if not isinstance(recorded.seat, int) or not 0 <= recorded.seat < state.players:
+        if recorded.seat is None or not 0 <= recorded.seat < state.players:
             raise LogMismatch(f"the log blames seat {recorded.seat!r}, which is not a seat of this game")
+        if turns and recorded.seat != state.to_move:
+            # Only before the first turn (starting the bots) can a seat fail out of turn.
+            raise LogMismatch(
+                f"the log blames seat {recorded.seat} for a {recorded.termination.value}, "
+                f"but seat {state.to_move} was to move",
+                turn=len(turns) + 1,
+            )
         state.forfeit(recorded.seat, recorded.termination, recorded.detail)
     if state.outcome is None:
         raise LogMismatch(
@@ -55,23 +64,57 @@ def _initial_state(log: dict[str, Any]) -> GameState:
     if game not in GAME_IDS:
         raise LogMismatch(f"unknown game {game!r}")
     options = _field(log, "options", dict)
+    if game == coop.EXTREME:
+        _check_command_table(options.get("command_table"))
     decks = _field(log, "decks", list)
-    if not all(isinstance(deck, list) and all(_is_card(card) for card in deck) for deck in decks):
+    if not all(isinstance(deck, list) and all(_is_int(card) for card in deck) for deck in decks):
         raise LogMismatch("decks must be lists of integer cards")
+    seed = str(log.get("seed", ""))
     if log.get("dealt_from_seed"):
-        _check_seeded_deal(game, str(log.get("seed", "")), decks)
+        _check_seeded_deal(game, seed, decks)
+    start_seat = log.get("start_seat")
+    if not _is_int(start_seat):
+        raise LogMismatch(f"the log's start_seat must be an integer seat, not {start_seat!r}")
     try:
-        return new_game(
+        state = new_game(
             game,
             options.get("players"),
-            str(log.get("seed", "")),
-            start_seat=log.get("start_seat"),
+            seed,
+            start_seat=start_seat,
             decks=decks,
             hand_size=options.get("hand_size"),
             command_table=options.get("command_table"),
         )
     except (ValueError, TypeError) as error:
         raise LogMismatch(f"the log's set-up is invalid: {error}") from error
+    if log.get("dealt_from_seed") and game in (coop.THE_GAME, coop.EXTREME):
+        _check_seeded_start(seed, state.players, start_seat)
+    return state
+
+
+def _check_command_table(table: Any) -> None:
+    """Extreme's table holds each of the 7 commands with 4 distinct cards (RULES.md section 3)."""
+    shape = f"Extreme has {len(COMMANDS)} commands of 4 distinct cards each"
+    if not isinstance(table, dict):
+        raise LogMismatch(f"the command table must be an object ({shape}), not {table!r}")
+    unknown = [name for name in table if name not in COMMANDS]
+    if unknown:
+        raise LogMismatch(f"the command table has unknown command(s) {unknown}; {shape}: {', '.join(COMMANDS)}")
+    missing = [name for name in COMMANDS if name not in table]
+    if missing:
+        raise LogMismatch(f"the command table lacks {', '.join(missing)}; {shape}")
+    for name, cards in table.items():
+        if not isinstance(cards, list) or not all(map(_is_int, cards)) or len(set(cards)) != 4 or len(cards) != 4:
+            raise LogMismatch(f"the command table gives {name} the cards {cards!r}; {shape}")
+
+
+def _check_seeded_start(seed: str, players: int, start_seat: int) -> None:
+    expected = seeded_start_seat(players, seed)
+    if start_seat != expected:
+        raise LogMismatch(
+            f"start_seat: seed {seed!r} draws seat {expected} by lot to start this {players}-player game, "
+            f"but the log starts with seat {start_seat}"
+        )
 
 
 def _check_seeded_deal(game: str, seed: str, decks: list[list[int]]) -> None:
@@ -92,6 +135,8 @@ def _replay_turn(state: GameState, number: int, entry: Any) -> None:
         raise LogMismatch(f"the game was already over ({state.outcome}), but the log goes on", turn=number)
     if not isinstance(entry, dict):
         raise LogMismatch("a turn entry must be an object", turn=number)
+    if not _is_int(entry.get("seat")):
+        raise LogMismatch(f"the turn's seat must be an integer, not {entry.get('seat')!r}", turn=number)
     if entry.get("seat") != state.to_move:
         raise LogMismatch(f"seat {entry.get('seat')!r} moved, but it was seat {state.to_move}'s turn", turn=number)
     try:
@@ -106,6 +151,8 @@ def _replay_rejected(state: GameState, number: int, rejected: Any, recorded: Out
         raise LogMismatch("rejected_turn must be an object", turn=number)
     if state.outcome is not None:
         raise LogMismatch(f"a rejected turn is logged, but the game was already over ({state.outcome})", turn=number)
+    if not _is_int(rejected.get("seat")):
+        raise LogMismatch(f"the rejected turn's seat must be an integer, not {rejected.get('seat')!r}", turn=number)
     if rejected.get("seat") != state.to_move:
         raise LogMismatch(
             f"the rejected turn is seat {rejected.get('seat')!r}'s, but seat {state.to_move} was to move", turn=number
@@ -127,6 +174,10 @@ def _recorded_result(log: dict[str, Any]) -> Outcome:
     result = log.get("result")
     if not isinstance(result, dict):
         raise LogMismatch("the log has no result")
+    for name in ("winner", "score", "seat"):
+        value = result.get(name)
+        if value is not None and not _is_int(value):
+            raise LogMismatch(f"result: {name} must be an integer or null, not {value!r}")
     try:
         return Outcome.from_json(result)
     except (KeyError, ValueError) as error:
@@ -153,5 +204,6 @@ def _field(log: dict[str, Any], name: str, kind: type) -> Any:
     return value
 
 
-def _is_card(value: Any) -> bool:
+def _is_int(value: Any) -> bool:
+    """A JSON integer: Python's bool is an int, and 1.0 == 1, but neither is a card, seat or score."""
     return isinstance(value, int) and not isinstance(value, bool)

@@ -115,27 +115,34 @@ def fits(mover: int, pile: str, top: int, card: int) -> tuple[bool, bool]:
 
 
 def step(rules: Rules, part: Partial, card: int, pile: str) -> Partial:
-    """The partial turn after one more play, or Broken naming the first rule it breaks."""
+    """The partial turn after one more play, or Broken naming the first rule it breaks. A play that breaks
+    a command and a basic rule at once is a broken command (RULES.md section 3), so commands come first."""
     index = part.count + 1
     tops = dict(part.tops)
+    command = rules.table.get(card)
+    in_force = set(infinity_in_force(part.tops, rules.table).values()) if rules.table else set()
     if part.stopped:
         raise Broken("play after stop", command=True, play_index=index)
+    if part.three and index > 3:
+        raise Broken("three: more than 3 plays", command=True, play_index=index)
+    if command == "three" and index > 3:
+        raise Broken("three as play 4 or later", command=True, play_index=index)
+    if command == "stop" and part.three and index != 3:
+        raise Broken("stop not third under three", command=True, play_index=index)
+    if "one-pile" in in_force and part.first_pile is not None and pile != part.first_pile:
+        raise Broken("one-pile", command=True, play_index=index)
+    if "no-trick" in in_force and pile in tops and fits(part.mover, pile, tops[pile], card)[1]:
+        raise Broken("no-trick", command=True, play_index=index)
     if card not in part.hand:
         raise Broken("not in hand", play_index=index)
     if pile not in tops:
         raise Broken("unknown pile", play_index=index)
-    in_force = set(infinity_in_force(part.tops, rules.table).values()) if rules.table else set()
-    if "one-pile" in in_force and part.first_pile is not None and pile != part.first_pile:
-        raise Broken("one-pile", command=True, play_index=index)
-    ok, trick = fits(part.mover, pile, tops[pile], card)
+    ok, _ = fits(part.mover, pile, tops[pile], card)
     if not ok:
         raise Broken("pile order", play_index=index)
-    if trick and "no-trick" in in_force:
-        raise Broken("no-trick", command=True, play_index=index)
     opponent_plays = part.opponent_plays + (owner(pile) not in (None, part.mover))
     if opponent_plays > 1:
         raise Broken("two opponent plays", play_index=index)
-    command = rules.table.get(card)
     ambiguous = part.ambiguous
     # RULES.md does not say whether a one-pile card may itself go on another pile than the first play's,
     if command == "one-pile" and part.first_pile is not None and pile != part.first_pile:
@@ -143,12 +150,6 @@ def step(rules: Rules, part: Partial, card: int, pile: str) -> Partial:
     # nor whether signals that a silence card cleared come back when it is covered in the same turn.
     if rules.table.get(tops[pile]) == "silence" and tops[pile] in part.played:
         ambiguous = True
-    if part.three and index > 3:
-        raise Broken("three: more than 3 plays", command=True, play_index=index)
-    if command == "three" and index > 3:
-        raise Broken("three as play 4 or later", command=True, play_index=index)
-    if command == "stop" and part.three and index != 3:
-        raise Broken("stop not third under three", command=True, play_index=index)
     skulls = part.skulls - {pile}
     if command == "skull":
         skulls |= {pile}

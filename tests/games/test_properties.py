@@ -3,7 +3,8 @@
 After every turn: both agree on hands, piles, draw piles, signals, commands, who moves and how the game
 ended; every card is in exactly one place; every play obeyed its pile's rule; hands stay within bounds;
 no observation shows a card its seat cannot see. Every game ends within the bound that one card per turn
-gives, and its log replays to the same outcome. Turns the model calls illegal are refused unchanged.
+gives, and its log replays to the same outcome. Turns the model calls illegal are refused unchanged, at
+the same play, and as a broken command exactly when the model says one is broken.
 """
 
 from __future__ import annotations
@@ -163,7 +164,8 @@ def probe(
     state: games.GameState, policy: Policy, mirror: MirrorGame
 ) -> tuple[bool, tuple[Any, games.IllegalTurn] | None]:
     """Submit a mutated turn: the engine must accept it exactly when the model does, and when both refuse
-    it they must blame the same play. Return (whether it was played, (turn, error) if it was refused)."""
+    it they must blame the same play and agree whether a command is broken. Return (whether it was played,
+    (turn, error) if it was refused)."""
     plays, _ = policy.turn(mirror)
     variant = policy.mutate(mirror, plays)
     raw = [list(play) for play in variant]
@@ -176,6 +178,8 @@ def probe(
         except games.IllegalTurn as error:
             assert snapshot(state) == before
             assert error.play_index == broken.play_index, f"{variant}: engine says {error}, model says {broken}"
+            command = isinstance(error, games.CommandBroken)
+            assert command == broken.command, f"{variant}: engine says {error!r}, model says {broken!r}"
             return False, (raw, error)
         raise AssertionError(f"the engine accepted {variant}, which the rules forbid ({broken})") from None
     if done.ambiguous:
