@@ -67,6 +67,7 @@ class MatchSpec:
     sandbox: bool = True
     max_failures: int = 3
     options: dict[str, Any] = field(default_factory=dict)
+    first_deal: int = 0  # game i plays deal first_deal + its deal number: a chunk of a longer list of deals
 
     def seat_count(self) -> int:
         if self.game == "face-to-face":
@@ -78,6 +79,8 @@ class MatchSpec:
             raise ValueError(f"unknown game {self.game!r}; games are {', '.join(games.GAME_IDS)}")
         if self.games < 1:
             raise ValueError("a match needs at least one game")
+        if self.first_deal < 0:
+            raise ValueError(f"the first deal is a number from 0, got {self.first_deal}")
         seats = self.seat_count()
         if self.game == "face-to-face" and len(self.bots) != 2:
             raise ValueError(f"face-to-face needs exactly 2 bots, got {len(self.bots)}")
@@ -118,6 +121,7 @@ def seating(spec: MatchSpec, index: int) -> tuple[int, list[int]]:
         deal, swapped = divmod(index, 2)
     else:
         deal, swapped = index, index % 2
+    deal += spec.first_deal
     order = list(range(seats))
     if spec.game == "face-to-face" and swapped:
         order.reverse()

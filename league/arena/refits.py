@@ -30,7 +30,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from league import ratings
-from league.arena import queue, signals
+from league.arena import coop_ratings, queue, signals
 from league.arena.models import PairResult, Rating, RatingFit
 
 log = logging.getLogger(__name__)
@@ -57,12 +57,15 @@ class GameCounts:
 
 
 def pair_counts(game: str) -> tuple[GameCounts, dict[int, datetime]]:
-    """The pair counts of `game`, and when each version last played a rated game."""
-    rows = list(
-        PairResult.objects.filter(game=game)
-        .order_by()
-        .values_list("first_id", "second_id", "first_wins", "second_wins", "draws", "last_played")
-    )
+    """The pair counts of `game` (or of a co-op ladder's key), and when each version last played a rated game."""
+    if coop_ratings.is_key(game):
+        rows = coop_ratings.pair_rows(game)
+    else:
+        rows = list(
+            PairResult.objects.filter(game=game)
+            .order_by()
+            .values_list("first_id", "second_id", "first_wins", "second_wins", "draws", "last_played")
+        )
     last: dict[int, datetime] = {}
     for first, second, *_, played in rows:
         for version in (first, second):
@@ -99,6 +102,8 @@ def fit(counts: GameCounts, start: dict[int, float] | None = None) -> dict[int, 
 
 
 def stored_elos(game: str) -> dict[int, float]:
+    if coop_ratings.is_key(game):
+        return coop_ratings.stored_elos(game)
     return dict(Rating.objects.filter(game=game).values_list("version_id", "elo"))
 
 
@@ -171,37 +176,44 @@ def store(
     """Rewrite the game's ratings from one fit, only while `token` holds the claim; False if it does not."""
     try:
         with transaction.atomic():
-            Rating.objects.filter(game=game).exclude(version_id__in=list(fitted)).delete()
-            Rating.objects.bulk_create(
-                [
-                    Rating(
-                        version_id=pk,
-                        game=game,
-                        elo=r.elo,
-                        low=r.low,
-                        high=r.high,
-                        games=r.games,
-                        wins=r.wins,
-                        losses=r.losses,
-                        last_played=last_played.get(pk),
-                    )
-                    for pk, r in fitted.items()
-                ],
-                update_conflicts=True,
-                unique_fields=["version"],
-                update_fields=["game", "elo", "low", "high", "games", "wins", "losses", "last_played"],
-                batch_size=2_000,
-            )
+            if coop_ratings.is_key(game):
+                coop_ratings.write(game, fitted)
+            else:
+                _write(game, fitted, last_played)
             # Checked last, so the state row is locked only for the commit, never while the ratings are written.
             stamped = RatingFit.objects.filter(game=game, claim_token=token).update(
                 games=counts.total, fitted_at=timezone.now()
             )
             if not stamped:
                 raise _ClaimLost
-            signals.send_leaderboard_changed(game)
+            signals.send_leaderboard_changed(coop_ratings.game_of(game) if coop_ratings.is_key(game) else game)
     except _ClaimLost:
         return False
     return True
+
+
+def _write(game: str, fitted: dict[int, ratings.Rating], last_played: dict[int, datetime]) -> None:
+    Rating.objects.filter(game=game).exclude(version_id__in=list(fitted)).delete()
+    Rating.objects.bulk_create(
+        [
+            Rating(
+                version_id=pk,
+                game=game,
+                elo=r.elo,
+                low=r.low,
+                high=r.high,
+                games=r.games,
+                wins=r.wins,
+                losses=r.losses,
+                last_played=last_played.get(pk),
+            )
+            for pk, r in fitted.items()
+        ],
+        update_conflicts=True,
+        unique_fields=["version"],
+        update_fields=["game", "elo", "low", "high", "games", "wins", "losses", "last_played"],
+        batch_size=2_000,
+    )
 
 
 def resume_stale() -> int:
