@@ -35,23 +35,24 @@ def current_season(game: str) -> Season | None:
 def start_season(
     game: str, deals: int = 1000, chunk: int = 100, team_sizes: list[int] | None = None, seed: str | None = None
 ) -> Season:
-    """Open a new current season of `game` with fresh deals; the old season keeps its results, and its matches
-    not yet started are cancelled so the workers turn to the new deals."""
+    """Open a new current season of `game` with fresh deals (see `open_season`)."""
+    sizes = sorted(team_sizes) if team_sizes is not None else list(settings.ARENA_COOP_TEAM_SIZES)
+    return open_season(Season(game=game, deals=deals, chunk=chunk, team_sizes=sizes, seed=seed or ""))
+
+
+def open_season(season: Season) -> Season:
+    """Save an unsaved season (game, deals, chunk, team sizes; a seed or a fresh random one) as its game's current
+    season. The old season keeps its results; its matches not yet started are cancelled so the workers turn to the
+    new deals."""
+    game = season.game
     if game not in COOP_GAMES:
         raise ValueError(f"seasons are for the co-op games ({', '.join(COOP_GAMES)}), not {game!r}")
     with transaction.atomic():
         list(Season.objects.select_for_update().filter(game=game))  # one season start per game at a time
-        number = (Season.objects.filter(game=game).aggregate(top=Max("number"))["top"] or 0) + 1
-        season = Season(
-            game=game,
-            number=number,
-            seed=seed or f"{game}-s{number}-{secrets.token_hex(6)}",
-            deals=deals,
-            chunk=chunk,
-            team_sizes=sorted(team_sizes) if team_sizes is not None else list(settings.ARENA_COOP_TEAM_SIZES),
-            current=True,
-            started_at=timezone.now(),
-        )
+        season.number = (Season.objects.filter(game=game).aggregate(top=Max("number"))["top"] or 0) + 1
+        season.seed = season.seed or f"{game}-s{season.number}-{secrets.token_hex(6)}"
+        season.current = True
+        season.started_at = timezone.now()
         season.full_clean(exclude=["current"])
         old = list(Season.objects.filter(game=game, current=True).values_list("seed", flat=True))
         Season.objects.filter(game=game, current=True).update(current=False)

@@ -196,6 +196,15 @@ class Figures:
         return wilson(self.wins, self.deals)
 
     @property
+    def win_percent(self) -> float | None:
+        return None if self.win_rate is None else 100 * self.win_rate
+
+    @property
+    def interval_percent(self) -> tuple[float, float]:
+        low, high = self.win_interval
+        return 100 * low, 100 * high
+
+    @property
     def mean(self) -> float | None:
         return self.cards_left / self.deals if self.deals else None
 

@@ -9,7 +9,8 @@ from collections import defaultdict
 from itertools import combinations
 
 import games
-from league.arena.models import Game, Season
+from league.arena import matches
+from league.arena.models import Game, Match, Season
 
 
 def replayed_results(season: Season, players: int) -> dict[int, dict[int, int]]:
@@ -43,3 +44,11 @@ def comparisons(results: dict[int, dict[int, int]]) -> dict[tuple[int, int], tup
         if shared:
             table[first, second] = (a, b, len(shared) - a - b)
     return table
+
+
+def play_queued(game: str = "the-game") -> int:
+    """Play every queued match of `game` in this process; returns how many were stored."""
+    played = 0
+    for pk in Match.objects.filter(game=game, status=Match.Status.QUEUED).order_by("pk").values_list("pk", flat=True):
+        played += matches.play(pk, worker="test")
+    return played

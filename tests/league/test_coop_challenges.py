@@ -21,16 +21,9 @@ from league.arena.models import (
     SeasonRating,
     SeasonStanding,
 )
-from tests.league.coop_helpers import comparisons, figures, replayed_results
+from tests.league.coop_helpers import comparisons, figures, play_queued, replayed_results
 
 HOUSE = Path(bots.house.__file__).parent
-
-
-def play_queued(game: str = "the-game") -> int:
-    played = 0
-    for pk in Match.objects.filter(game=game, status=Match.Status.QUEUED).order_by("pk").values_list("pk", flat=True):
-        played += matches.play(pk, worker="test")
-    return played
 
 
 def test_a_season_publishes_derivable_seeds_and_registers_the_expert(db, settings):
