@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from league.arena import caching, leaderboards, tournaments
+from league.arena import caching, coop_tournaments, leaderboards, tournaments
 from league.arena.decorators import with_bot
 from league.arena.forms import NewBotForm, NewVersionForm, SignupForm
 from league.arena.models import (
@@ -238,6 +238,9 @@ def _tournament_table(tournament: Tournament) -> str:
     left_out = []
     if tournament.status != Tournament.Status.DRAFT:
         left_out = tournament.entries.filter(version__isnull=True).select_related("bot__owner")
+    if tournament.is_coop:
+        coop = {"table": coop_tournaments.table(tournament), "left_out": left_out}
+        return render_to_string("arena/_coop_tournament_table.html", coop)
     return render_to_string(
         "arena/_tournament_table.html", {"table": tournaments.table(tournament), "left_out": left_out}
     )
