@@ -1,15 +1,21 @@
 """URLs of the league server."""
 
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import path
+from django.views.generic import RedirectView
 
 from league.arena import coop_views, views
+
+# LoginView names the site after the request's host (127.0.0.1:8000) unless told otherwise.
+NAMED_AFTER_THE_SITE = {"site_name": settings.SITE_NAME}
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/signup/", views.signup, name="signup"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", auth_views.LoginView.as_view(extra_context=NAMED_AFTER_THE_SITE), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("my/bots/", views.my_bots, name="my-bots"),
     path("bots/new/", views.new_bot, name="new-bot"),
@@ -27,7 +33,13 @@ urlpatterns = [
     path("tournaments/", views.tournament_list, name="tournaments"),
     path("tournaments/<int:tournament_id>/", views.tournament_page, name="tournament"),
     path("tournaments/<int:tournament_id>/live/", views.tournament_live, name="tournament-live"),
+    path("tournaments/<int:tournament_id>/matches/", views.tournament_matches, name="tournament-matches"),
     path("matches/<int:match_id>/", views.match_page, name="match"),
     path("games/<int:game_id>/log.json", views.game_log, name="game-log"),
+    path("users/<str:username>/", views.user_page, name="user"),
+    path("docs/", views.docs_index, name="docs"),
+    path("docs/starters/<str:name>", views.starter, name="starter"),
+    path("docs/<slug:slug>/", views.doc_page, name="doc"),
+    path("favicon.ico", RedirectView.as_view(url=static("arena/favicon.svg"), permanent=False)),
     path("admin/", admin.site.urls),
 ]

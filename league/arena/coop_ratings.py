@@ -9,7 +9,7 @@ writes its fitted ratings.
 
 from __future__ import annotations
 
-from datetime import datetime
+from django.db.models import QuerySet
 
 from league import ratings
 from league.arena.models import DealPair, Season, SeasonRating
@@ -36,14 +36,10 @@ def game_of(key: str) -> str:
     return Season.objects.values_list("game", flat=True).get(pk=season)
 
 
-def pair_rows(key: str) -> list[tuple[int, int, int, int, int, datetime]]:
-    """(first, second, first wins, second wins, draws, last played) for every pair of the ladder."""
+def pairs(key: str) -> QuerySet[DealPair]:
+    """The ladder's pairs of versions with their comparisons (what a refit fits)."""
     season, players = parse_key(key)
-    return list(
-        DealPair.objects.filter(season_id=season, players=players)
-        .order_by()
-        .values_list("first_id", "second_id", "first_wins", "second_wins", "draws", "last_played")
-    )
+    return DealPair.objects.filter(season_id=season, players=players)
 
 
 def stored_elos(key: str) -> dict[int, float]:

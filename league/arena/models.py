@@ -423,6 +423,8 @@ class MatchEntry(models.Model):
     class Meta:
         ordering = ["match", "index"]
         constraints = [models.UniqueConstraint("match", "index", name="match_entry_index_unique")]
+        # A bot page lists its newest matches: an index-only backward scan instead of walking every match.
+        indexes = [models.Index(fields=["version", "match"], name="match_entry_version_match")]
         verbose_name_plural = "match entries"
 
 

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from league import ratings
@@ -58,30 +58,25 @@ class GameCounts:
 
 def pair_counts(game: str) -> tuple[GameCounts, dict[int, datetime]]:
     """The pair counts of `game` (or of a co-op ladder's key), and when each version last played a rated game."""
-    if coop_ratings.is_key(game):
-        rows = coop_ratings.pair_rows(game)
-    else:
-        rows = list(
-            PairResult.objects.filter(game=game)
-            .order_by()
-            .values_list("first_id", "second_id", "first_wins", "second_wins", "draws", "last_played")
-        )
+    pairs = (coop_ratings.pairs(game) if coop_ratings.is_key(game) else PairResult.objects.filter(game=game)).order_by()
+    table = np.array(
+        list(pairs.values_list("first_id", "second_id", "first_wins", "second_wins", "draws")), dtype=np.int64
+    ).reshape(-1, 5)
+    players, index = np.unique(table[:, :2], return_inverse=True)
+    index = index.reshape(-1, 2)
     last: dict[int, datetime] = {}
-    for first, second, *_, played in rows:
-        for version in (first, second):
+    for side in ("first", "second"):  # each version's latest pair, grouped in the database
+        for version, played in pairs.values(side).annotate(latest=Max("last_played")).values_list(side, "latest"):
             if version not in last or played > last[version]:
                 last[version] = played
-    players = sorted(last)
-    index = {version: k for k, version in enumerate(players)}
-    values = np.array([row[2:5] for row in rows], dtype=np.int64).reshape(-1, 3)
     counts = GameCounts(
-        players=players,
-        a=np.array([index[row[0]] for row in rows], dtype=np.int64),
-        b=np.array([index[row[1]] for row in rows], dtype=np.int64),
-        wins_a=values[:, 0],
-        wins_b=values[:, 1],
-        draws=values[:, 2],
-        total=int(values.sum()),
+        players=[int(player) for player in players],
+        a=index[:, 0],
+        b=index[:, 1],
+        wins_a=table[:, 2],
+        wins_b=table[:, 3],
+        draws=table[:, 4],
+        total=int(table[:, 2:].sum()),
     )
     return counts, last
 

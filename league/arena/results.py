@@ -21,7 +21,8 @@ from typing import Any, Protocol
 from django.apps import apps as global_apps
 from django.apps.registry import Apps
 from django.db import connection, transaction
-from django.db.models import Count, Max, Model, Q, Sum
+from django.db.models import Aggregate, Count, Max, Model, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Coalesce
 
 from league.arena.models import (
     COMPETITIVE_GAMES,
@@ -202,7 +203,7 @@ def add_to_pairs(counts: dict[PairKey, PairCounts]) -> None:
 
 @transaction.atomic
 def rebuild(apps: Apps = global_apps) -> tuple[int, int]:
-    """Recompute every aggregate from the stored games; returns (entries with results, pairs).
+    """Recompute every aggregate from the stored games; returns (match entries, pairs of versions).
 
     `apps` is the model registry: the project's, or a migration's historical one (the data migration that
     introduced the aggregates fills them with this).
@@ -213,31 +214,19 @@ def rebuild(apps: Apps = global_apps) -> tuple[int, int]:
 
 
 def _rebuild_entries(GameSeat: type[Model], MatchEntry: type[Model]) -> int:
-    MatchEntry.objects.exclude(games=0, wins=0, losses=0, draws=0, points=0.0).update(
-        games=0, wins=0, losses=0, draws=0, points=0.0
+    # One UPDATE with a correlated count per column: no rows travel to Python, whatever the number of matches.
+    seats = GameSeat.objects.filter(game__match=OuterRef("match"), version=OuterRef("version")).order_by()
+
+    def total(aggregate: Aggregate) -> Coalesce:
+        return Coalesce(Subquery(seats.values("version").annotate(total=aggregate).values("total")), 0)
+
+    return MatchEntry.objects.update(
+        games=total(Count("game", distinct=True)),
+        wins=total(Count("pk", filter=Q(points=1.0))),
+        losses=total(Count("pk", filter=Q(points=0.0))),
+        draws=total(Count("pk", filter=Q(points=0.5))),
+        points=Coalesce(Subquery(seats.values("version").annotate(total=Sum("points")).values("total")), 0.0),
     )
-    grouped = (
-        GameSeat.objects.values("game__match_id", "version_id")
-        .annotate(
-            games=Count("game_id", distinct=True),
-            wins=Count("pk", filter=Q(points=1.0)),
-            losses=Count("pk", filter=Q(points=0.0)),
-            draws=Count("pk", filter=Q(points=0.5)),
-            points=Sum("points", default=0.0),
-        )
-        .order_by()
-    )
-    totals = {(row["game__match_id"], row["version_id"]): row for row in grouped.iterator(chunk_size=10_000)}
-    updated = []
-    for entry in MatchEntry.objects.filter(match_id__in={m for m, _ in totals}).order_by().iterator(chunk_size=10_000):
-        row = totals.get((entry.match_id, entry.version_id))
-        if row is None:
-            continue
-        for name in ("games", "wins", "losses", "draws", "points"):
-            setattr(entry, name, row[name])
-        updated.append(entry)
-    MatchEntry.objects.bulk_update(updated, ["games", "wins", "losses", "draws", "points"], batch_size=5_000)
-    return len(updated)
 
 
 def _rebuild_pairs(GameSeat: type[Model], PairResult: type[Model]) -> int:

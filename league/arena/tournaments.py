@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from django.db import transaction
-from django.db.models import F, Sum, Value
 from django.utils import timezone
 
 from league.arena import coop_tournaments, queue, signals
@@ -112,6 +111,34 @@ class Table:
     crosstable: list[tuple[Standing, list[str | None]]]
 
 
+_COUNTED = ("games", "wins", "losses", "draws", "points")
+
+
+def _results_against(tournament: Tournament) -> dict[tuple[int, int], dict[str, float]]:
+    """Each entry's results per (version, opponent version), summed over the tournament's matches.
+
+    The entries are read through the tournament's matches and paired here, so the work grows with the
+    tournament, not with the league (a self-join in SQL made the planner scan every match entry).
+    """
+    entries = (
+        MatchEntry.objects.filter(match__tournament=tournament)
+        .order_by("match_id", "index")
+        .values_list("match_id", "version_id", *_COUNTED)
+    )
+    by_match: dict[int, list[tuple]] = defaultdict(list)
+    for match_id, *entry in entries:
+        by_match[match_id].append(entry)
+    totals: dict[tuple[int, int], dict[str, float]] = {}
+    for pair in by_match.values():
+        if len(pair) != 2:
+            continue
+        for (me, *counts), (opponent, *_) in (pair, pair[::-1]):
+            total = totals.setdefault((me, opponent), dict.fromkeys(_COUNTED, 0))
+            for name, value in zip(_COUNTED, counts, strict=True):
+                total[name] += value
+    return totals
+
+
 def table(tournament: Tournament) -> Table:
     """Standings (points, then wins) and the crosstable of points won against each opponent."""
     versions = [
@@ -120,15 +147,8 @@ def table(tournament: Tournament) -> Table:
         if entry.version is not None
     ]
     rows = {version.pk: Standing(version) for version in versions}
-    # Each two-entry match joined to its other entry: results per (version, opponent), summed in the database.
-    against = (
-        MatchEntry.objects.filter(match__tournament=tournament, match__entries__index=Value(1) - F("index"))
-        .values("version_id", opponent=F("match__entries__version_id"))
-        .annotate(games=Sum("games"), wins=Sum("wins"), losses=Sum("losses"), draws=Sum("draws"), points=Sum("points"))
-        .order_by()
-    )
-    for result in against:
-        standing = rows.get(result["version_id"])
+    for (me, opponent), result in _results_against(tournament).items():
+        standing = rows.get(me)
         if standing is None or not result["games"]:
             continue
         standing.games += result["games"]
@@ -136,7 +156,7 @@ def table(tournament: Tournament) -> Table:
         standing.losses += result["losses"]
         standing.draws += result["draws"]
         standing.points += result["points"]
-        standing.results[result["opponent"]] = [result["points"], result["games"]]
+        standing.results[opponent] = [result["points"], result["games"]]
     ordered = sorted(rows.values(), key=lambda s: (-s.points, -s.wins, s.version.bot.full_name))
 
     def cell(row: Standing, column: Standing) -> str | None:

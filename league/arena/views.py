@@ -1,20 +1,23 @@
-"""Pages: sign-up, your bots, uploads, a bot's versions, ladders, tournaments, matches and game logs."""
+"""Pages: sign-up, your bots, uploads, a bot's versions, owners, ladders, tournaments, matches, game logs and docs."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import InvalidPage, Page, Paginator
 from django.db import transaction
-from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import Case, Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, When
+from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from league.arena import caching, coop_tournaments, leaderboards, tournaments
+from league.arena import caching, coop_tournaments, docs, leaderboards, tournaments, wording
 from league.arena.decorators import with_bot
 from league.arena.forms import NewBotForm, NewVersionForm, SignupForm
 from league.arena.models import (
@@ -27,6 +30,7 @@ from league.arena.models import (
     LogTampered,
     Match,
     MatchEntry,
+    Rating,
     Tournament,
 )
 from league.arena.uploads import UploadRejected, add_version
@@ -39,6 +43,8 @@ BOTS_PER_PAGE = 50
 VERSIONS_SHOWN = 50
 RECENT_MATCHES = 20
 GAMES_PER_PAGE = 100
+OWNER_BOTS_PER_PAGE = 50
+TOURNAMENT_MATCHES_PER_PAGE = 50
 
 
 def page_number(request: HttpRequest) -> int:
@@ -117,13 +123,21 @@ def new_bot(request: HttpRequest) -> HttpResponse:
         except UploadRejected as error:
             form.add_error("file", str(error))
         else:
-            messages.success(request, f"{bot.name} v1 is uploaded; its validation games are queued.")
+            messages.success(request, _uploaded(bot, 1))
             return redirect(bot)
     limits = {
         "max_py_mib": settings.ARENA_MAX_PY_BYTES / (1 << 20),
         "max_zip_mib": settings.ARENA_MAX_ZIP_BYTES / (1 << 20),
     }
     return render(request, "arena/new_bot.html", {"form": form, **limits})
+
+
+def _uploaded(bot: Bot, number: int) -> str:
+    # Shown once, above a versions table that keeps itself up to date: true before and after validation ends.
+    return (
+        f"{bot.name} v{number} is uploaded. It plays {settings.ARENA_VALIDATION_GAMES} validation games in the "
+        "sandbox; its status in the versions table below follows them."
+    )
 
 
 def _newest_versions(bot: Bot) -> tuple[list[BotVersion], int]:
@@ -200,7 +214,7 @@ def new_version(request: HttpRequest, bot: Bot) -> HttpResponse:
         except UploadRejected as error:
             form.add_error("file", str(error))
         else:
-            messages.success(request, f"v{version.number} is uploaded; its validation games are queued.")
+            messages.success(request, _uploaded(bot, version.number))
             return redirect(bot)
     context = _versions_context(request, bot)
     context["form"] = form
@@ -239,40 +253,96 @@ def _tournament_table(tournament: Tournament) -> str:
     if tournament.status != Tournament.Status.DRAFT:
         left_out = tournament.entries.filter(version__isnull=True).select_related("bot__owner")
     if tournament.is_coop:
-        coop = {"table": coop_tournaments.table(tournament), "left_out": left_out}
+        coop = {"table": coop_tournaments.table(tournament), "left_out": left_out, "tournament": tournament}
         return render_to_string("arena/_coop_tournament_table.html", coop)
     return render_to_string(
-        "arena/_tournament_table.html", {"table": tournaments.table(tournament), "left_out": left_out}
+        "arena/_tournament_table.html",
+        {"table": tournaments.table(tournament), "left_out": left_out, "tournament": tournament},
     )
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A tournament's games played of planned, and its matches by status."""
+
+    played: int
+    planned: int
+    queued: int
+    running: int
+    done: int
+    failed: int
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.played / self.planned) if self.planned else 0
+
+    @property
+    def matches(self) -> int:
+        return self.queued + self.running + self.done + self.failed
+
+
+def tournament_progress(tournament: Tournament) -> Progress:
+    """Games played and planned and the matches in each status, in one aggregate query."""
+    by_status = {status: Count("pk", filter=Q(status=status)) for status in Match.Status.values}
+    totals = tournament.matches.aggregate(
+        planned=Coalesce(Sum("games"), 0),
+        played=Coalesce(Sum(Case(When(status=Match.Status.DONE, then=F("games")), default=F("games_done"))), 0),
+        **by_status,
+    )
+    return Progress(**totals)
 
 
 def _tournament_context(tournament: Tournament) -> dict:
-    played, planned = tournament.progress()
-    table = caching.fragment(
-        f"tournament-table:{tournament.pk}:{tournament.status}",
-        caching.tournament_scope(tournament.pk),
-        lambda: _tournament_table(tournament),
-    )
-    return {
-        "tournament": tournament,
-        "table": table,
-        "played": played,
-        "planned": planned,
-        "percent": round(100 * played / planned) if planned else 0,
-    }
+    context = {"tournament": tournament, "progress": tournament_progress(tournament)}
+    if tournament.status == Tournament.Status.DRAFT:
+        context["entries"] = tournament.entries.select_related("bot__owner").order_by("pk")
+    else:
+        context["table"] = caching.fragment(
+            f"tournament-table:{tournament.pk}:{tournament.status}",
+            caching.tournament_scope(tournament.pk),
+            lambda: _tournament_table(tournament),
+        )
+    return context
 
 
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, pk=tournament_id)
-    context = _tournament_context(tournament)
-    if tournament.status == Tournament.Status.DRAFT:
-        context["entries"] = tournament.entries.select_related("bot__owner").order_by("pk")
-    return render(request, "arena/tournament.html", context)
+    return render(request, "arena/tournament.html", _tournament_context(tournament))
 
 
 def tournament_live(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The live part of the tournament page (status, countdown, progress, table), polled while it can change."""
     tournament = get_object_or_404(Tournament, pk=tournament_id)
     return render(request, "arena/_standings.html", _tournament_context(tournament))
+
+
+def _bot_id(request: HttpRequest, name: str) -> int | None:
+    raw = request.GET.get(name)
+    if raw is None:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise Http404(f"{name}={raw[:20]!r} is not a bot id") from None
+
+
+def tournament_matches(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """A tournament's matches, or one bot's (?bot=<id>), or one pairing's (?bot=<id>&vs=<id>)."""
+    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    bot_id, vs_id = _bot_id(request, "bot"), _bot_id(request, "vs")
+    matches = tournament.matches.order_by("pk")
+    for chosen in (bot_id, vs_id):
+        if chosen is not None:
+            matches = matches.filter(pk__in=MatchEntry.objects.filter(version__bot_id=chosen).values("match_id"))
+    page = paginate(request, matches.prefetch_related(_entries_with_bots()), TOURNAMENT_MATCHES_PER_PAGE)
+    shown = {bot_id, vs_id} - {None}
+    named = Bot.objects.filter(pk__in=shown).select_related("owner").order_by("pk") if shown else []
+    bots = {bot.pk: bot for bot in named}
+    return render(
+        request,
+        "arena/tournament_matches.html",
+        {"tournament": tournament, "page": page, "bot": bots.get(bot_id), "vs": bots.get(vs_id)},
+    )
 
 
 def _require_visible(request: HttpRequest, match: Match) -> None:
@@ -294,11 +364,19 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     match = get_object_or_404(shown, pk=match_id)
     _require_visible(request, match)
     entries = list(match.entries.all())
-    names = {entry.version_id: entry.version.bot.name for entry in entries}
+    names = {entry.version_id: entry.version.bot.full_name for entry in entries}
     played = match.played_games.defer("log_zlib", "detail").prefetch_related("seats").order_by("index")
     page = paginate(request, played, GAMES_PER_PAGE)
-    games = [(game, [names.get(seat.version_id, "?") for seat in game.seats.all()]) for game in page]
-    return render(request, "arena/match.html", {"match": match, "entries": entries, "page": page, "games": games})
+    games = []
+    for game in page:
+        seated = [names.get(seat.version_id, "?") for seat in game.seats.all()]
+        result = wording.game_result(game.termination, game.winner_seat, game.fault_seat, game.score, seated)
+        games.append((game, seated, result))
+    context = {"match": match, "entries": entries, "page": page, "games": games}
+    if len(entries) == 2 and any(entry.games for entry in entries):
+        first, second = entries
+        context["score"] = (first, f"{wording.points(first.points)} – {wording.points(second.points)}", second)
+    return render(request, "arena/match.html", context)
 
 
 def game_log(request: HttpRequest, game_id: int) -> JsonResponse:
@@ -310,3 +388,53 @@ def game_log(request: HttpRequest, game_id: int) -> JsonResponse:
     except LogTampered as error:
         return JsonResponse({"error": str(error)}, status=409)
     return JsonResponse(log)
+
+
+def user_page(request: HttpRequest, username: str) -> HttpResponse:
+    """An owner's bots with their game, ladder version, Elo and rank on that game's ladder."""
+    owner = get_object_or_404(get_user_model(), username=username)
+    # Rank as the leaderboard counts it: 1 + the game's ladder bots whose version is rated higher.
+    higher = (
+        Rating.objects.filter(
+            game=OuterRef("game"),
+            elo__gt=OuterRef("active_version__rating__elo"),
+            version__active_for__game=OuterRef("game"),
+        )
+        .order_by()
+        .values("game")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    bots = (
+        owner.bots.select_related("active_version__rating")
+        .annotate(higher=Subquery(higher))
+        .order_by("game", "name", "pk")
+    )
+    page = paginate(request, bots, OWNER_BOTS_PER_PAGE)
+    for bot in page:
+        rating = getattr(bot.active_version, "rating", None) if bot.active_version else None
+        bot.rating = rating
+        bot.rank = (bot.higher or 0) + 1 if rating is not None else None
+    return render(request, "arena/user.html", {"owner": owner, "page": page})
+
+
+def docs_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "arena/docs_index.html", {"pages": docs.PAGES, "starters": docs.starters()})
+
+
+def doc_page(request: HttpRequest, slug: str) -> HttpResponse:
+    page = docs.BY_SLUG.get(slug)
+    html = docs.page_html(page) if page else None
+    if html is None:
+        raise Http404(f"no documentation page called {slug}")
+    return render(request, "arena/doc.html", {"page": page, "html": html, "pages": docs.PAGES})
+
+
+def starter(request: HttpRequest, name: str) -> HttpResponse:
+    """A starter bot's source as a download."""
+    source = docs.starter_source(name)
+    if source is None:
+        raise Http404(f"no starter bot called {name}")
+    response = HttpResponse(source, content_type="text/x-python; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -33,9 +34,19 @@ def alive(group: int) -> bool:
     return False
 
 
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
 def test_demo_serves_the_league_and_ctrl_c_stops_everything(tmp_path):
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "ARENA_QUEUE")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "ARENA_QUEUE", "DEBUG")
+    }
     env["ARENA_DATA_DIR"] = str(tmp_path / "data")
     demo = subprocess.Popen(
         [sys.executable, "manage.py", "demo", "--port", str(port), "--games", "2"],
@@ -44,28 +55,34 @@ def test_demo_serves_the_league_and_ctrl_c_stops_everything(tmp_path):
     children: list[int] = []
     try:
         url = f"http://127.0.0.1:{port}/"
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 120
         printed = []
         for line in demo.stdout:
             printed.append(line)
             if f"The Game Arena runs at {url}" in line:
                 break
             assert time.monotonic() < deadline, "".join(printed)
+        # The address comes once the server answers, after the admin login and the logs' whereabouts.
+        status, page = get(f"{url}tournaments/")
+        assert status == 200 and "Demo: house bots round robin" in page
+        assert "user admin, password arena-demo" in printed[-2], printed
+        logs = tmp_path / "data" / "logs"
+        assert f"logs: {logs / 'worker.log'}" in "".join(printed)
         children = [int(pid) for pid in subprocess.check_output(["pgrep", "-P", str(demo.pid)]).split()]
         assert len(children) == 2  # the worker (with its clock) and the web server
-        while True:
-            try:
-                page = urllib.request.urlopen(f"{url}tournaments/", timeout=5).read().decode()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the web server never answered"
-                time.sleep(0.5)
-        assert "Demo: house bots round robin" in page
+        # Production-like: the site's own 404 page, static files served all the same.
+        status, missing = get(f"{url}no/such/page/")
+        assert status == 404 and "Nothing here" in missing and "Traceback" not in missing
+        status, icon = get(f"{url}static/arena/favicon.svg")
+        assert status == 200 and "<svg" in icon
+        assert get(f"{url}static/admin/css/base.css")[0] == 200
         assert (tmp_path / "data" / "arena.sqlite3").exists()
         assert (tmp_path / "data" / "broker").is_dir()
+        assert (logs / "worker.log").exists() and "GET /tournaments/" in (logs / "web.log").read_text()
     finally:
         demo.send_signal(signal.SIGINT)
         output, _ = demo.communicate(timeout=60)
     assert demo.returncode == 0, output
+    assert output.lstrip().startswith("Stopping"), f"something was printed after the address: {output!r}"
     assert "Stopped." in output
     assert children and not any(alive(pid) for pid in children)

@@ -1,7 +1,7 @@
 """The ladder pairs the members with the fewest games first, against the closest rating."""
 
 from league.arena import scheduling
-from league.arena.models import Match, Rating
+from league.arena.models import Match, Rating, RatingFit, ScheduleLock
 
 
 def test_pair_takes_fewest_games_then_closest_rating(alice, make_version):
@@ -42,6 +42,8 @@ def test_schedule_queues_ladder_matches_up_to_the_limit(
     assert len(set(playing)) == 4 and set(playing) <= set(versions)
     assert sorted(sent) == sorted(("play_match", (m.pk,)) for m in first)
     assert scheduling.schedule("face-to-face") == []  # the queue is full
+    # The scheduler locks a row of its own, never the ratings' refit state.
+    assert ScheduleLock.objects.filter(game="face-to-face").exists() and not RatingFit.objects.exists()
     Match.objects.filter(pk=first[0].pk).update(status=Match.Status.DONE)
     second = scheduling.schedule("face-to-face")
     # Only one member is free besides the finished pair, so the busy ones are not paired again.

@@ -17,6 +17,7 @@ def old_schema(transactional_db):
     MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())
 
 
+@pytest.mark.slow  # migrates the test database back and forth
 def test_it_moves_content_sets_active_versions_and_counts_results(old_schema):
     apps = old_schema
     User = apps.get_model("auth", "User")

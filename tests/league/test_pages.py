@@ -108,4 +108,4 @@ def test_signup_logs_in_and_leads_to_the_upload_form(client, db):
 def test_home_lists_the_ladder(client, alice, make_version):
     make_version(alice, "alpha")
     page = client.get(reverse("home")).content.decode()
-    assert "alice/alpha" in page
+    assert '<a href="/users/alice/">alice</a>/<a href="/bots/' in page and ">alpha</a>" in page

@@ -4,6 +4,7 @@ import re
 
 import pytest
 from django.urls import reverse
+from django.utils.html import strip_tags
 
 from league.arena import views
 from league.arena.models import Game, GameSeat, Match, MatchEntry, Rating, Tournament
@@ -27,6 +28,9 @@ def ladder_of(alice, make_version):
         return versions
 
     return make
+
+
+ALICE_LINK = '<a href="/users/alice/">alice</a>/'
 
 
 def ranks_and_names(page: str) -> list[tuple[str, str]]:
@@ -87,7 +91,7 @@ def test_an_empty_ladder_still_has_its_first_page(client, db):
 def test_home_shows_the_top_five_only(client, ladder_of):
     ladder_of(8)
     page = client.get(reverse("home")).content.decode()
-    assert [name for _, name in ranks_and_names(page.replace("alice/", ""))] == [f"bot-{k:03d}" for k in range(5)]
+    assert [name for _, name in ranks_and_names(page.replace(ALICE_LINK, ""))] == [f"bot-{k:03d}" for k in range(5)]
     assert "bot-005" not in page
 
 
@@ -108,7 +112,7 @@ def test_a_bot_page_shows_its_newest_matches_only(client, alice, bob, make_versi
     page = client.get(reverse("bot", args=[mine.bot.pk])).content.decode()
     shown = [int(pk) for pk in re.findall(r'<a href="/matches/(\d+)/">', page)]
     assert shown == [m.pk for m in reversed(matches)][: views.RECENT_MATCHES]
-    assert "alice/alpha v1 vs bob/beta v1" in page
+    assert "alice/alpha v1 vs bob/beta v1" in strip_tags(page)
 
 
 def test_a_bot_page_shows_its_newest_versions_and_counts_the_rest(client, alice, make_version):
@@ -150,8 +154,8 @@ def test_the_match_page_pages_its_games(client, alice, bob, make_version):
         GameSeat(game=game, seat=seat, version=version) for game in games for seat, version in enumerate((a, b))
     )
     first = client.get(reverse("match", args=[match.pk])).content.decode()
-    assert first.count("alpha · beta") == views.GAMES_PER_PAGE
+    assert first.count("alice/alpha · bob/beta") == views.GAMES_PER_PAGE
     assert f"Games 1 to {views.GAMES_PER_PAGE} of {n}" in first
     second = client.get(reverse("match", args=[match.pk]), {"page": 2}).content.decode()
-    assert second.count("alpha · beta") == 30 and f'<td class="num">{n}</td>' in second
+    assert second.count("alice/alpha · bob/beta") == 30 and f'<td class="num">{n}</td>' in second
     assert client.get(reverse("match", args=[match.pk]), {"page": 3}).status_code == 404

@@ -10,7 +10,10 @@ from league.arena import refits, views
 from league.arena.models import BotUpload, Game, Tournament, TournamentEntry
 
 # The most queries each page may run on a cold cache (an anonymous visitor; a logged-in one adds the session's 2).
-MOST = {"home": 3, "ladder": 2, "ladder page 2": 2, "bot": 5, "tournament": 5, "live": 5, "match": 5}
+MOST = {
+    "home": 3, "ladder": 2, "ladder page 2": 2, "bot": 5, "tournament": 5, "live": 5, "match": 5,
+    "owner": 3, "tournament matches": 5, "pairing matches": 5, "docs": 0, "rules": 0,
+}  # fmt: skip
 
 
 def build(n, tag, owner, make_version, record_games):
@@ -33,6 +36,12 @@ def build(n, tag, owner, make_version, record_games):
         "tournament": reverse("tournament", args=[cup.pk]),
         "live": reverse("tournament-live", args=[cup.pk]),
         "match": reverse("match", args=[long_match.pk]),
+        "owner": reverse("user", args=[owner.username]),
+        "tournament matches": reverse("tournament-matches", args=[cup.pk]) + f"?bot={versions[0].bot_id}",
+        "pairing matches": reverse("tournament-matches", args=[cup.pk])
+        + f"?bot={versions[0].bot_id}&vs={versions[1].bot_id}",
+        "docs": reverse("docs"),
+        "rules": reverse("doc", args=["rules"]),
     }
 
 
@@ -78,7 +87,8 @@ def test_the_match_page_does_not_query_per_game(client, alice, make_version, rec
     match = record_games(make_version(alice, "a"), make_version(alice, "b"), [0, 1] * 40)
     with django_assert_num_queries(MOST["match"]):
         page = client.get(reverse("match", args=[match.pk])).content.decode()
-    assert page.count('<td class="name">a · b</td>') == 80
+    assert page.count('<td class="name hide-narrow">alice/a · alice/b</td>') == 80
+    assert page.count("alice/a wins: alice/b was stuck") == page.count("alice/b wins: alice/a was stuck") == 40
 
 
 def test_no_page_reads_an_uploaded_file(client, alice, bob, make_version, record_games, small_ladder_pages):

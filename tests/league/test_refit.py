@@ -156,3 +156,11 @@ def test_the_leaderboard_hears_of_a_stored_refit_once_it_commits(
         assert heard == ["face-to-face"]
     finally:
         leaderboard_changed.disconnect(dispatch_uid="test")
+
+
+def test_a_refit_without_rated_games_stores_no_ratings(alice, bob, make_version, record_games):
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0, 1], rated=False)
+    assert refits.refit("face-to-face") is True
+    assert not Rating.objects.exists()
+    assert RatingFit.objects.get(game="face-to-face").games == 0

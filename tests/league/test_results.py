@@ -79,6 +79,7 @@ def test_a_match_takes_each_version_once(alice, bob, make_version):
     assert not Match.objects.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite runs one writer at a time: nothing to deadlock")
 def test_concurrent_workers_storing_the_same_pairs_count_every_game(alice, bob, make_version, played_game, sent):

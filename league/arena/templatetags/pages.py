@@ -32,9 +32,18 @@ def pager(page: Any, label: str = "Pages") -> dict[str, Any]:
     return {"page": page, "num_pages": num_pages, "label": label, "links": page_links(page.number, num_pages)}
 
 
-@register.filter
-def cross_cells(cells: Iterable[str | None]) -> SafeString:
-    """One crosstable row's cells: a 100-entry table has 10,000 of them, too many for a template loop."""
+@register.simple_tag
+def cross_cells(row: Any, cells: Iterable[str | None], columns: Iterable[Any], matches_url: str) -> SafeString:
+    """One crosstable row's cells, each linked to the matches between the row's and the column's bots.
+
+    A 100-entry table has 10,000 cells, too many for a template loop.
+    """
+    row_bot = row.version.bot_id
     return mark_safe(
-        "".join('<td class="self">·</td>' if cell is None else f"<td>{escape(cell)}</td>" for cell in cells)
+        "".join(
+            '<td class="self">·</td>'
+            if cell is None
+            else f'<td><a href="{matches_url}?bot={row_bot}&amp;vs={column.version.bot_id}">{escape(cell)}</a></td>'
+            for cell, column in zip(cells, columns, strict=True)
+        )
     )

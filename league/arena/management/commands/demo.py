@@ -2,17 +2,22 @@
 
 Migrates the database (SQLite by default), creates a demo admin, registers the house bots as ladder
 members, schedules a demo tournament, then runs the web server and a Celery worker (with the beat
-clock embedded) until Ctrl-C, which stops everything it started.
+clock embedded) until Ctrl-C, which stops everything it started. The server runs as in production
+(DEBUG off: the site's own error pages, static files served by WhiteNoise); both processes log to
+files under the data folder, so the address, printed once the server answers, stays the last line.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -28,6 +33,11 @@ from league.arena.models import FACE_TO_FACE, Tournament, TournamentEntry
 from league.arena.workers import worker_command
 
 DEMO_TOURNAMENT = "Demo: house bots round robin"
+SERVER_START_SECONDS = 120
+
+
+class ServerDidNotStart(RuntimeError):
+    """The web server stopped, or never answered, before the demo could print its address."""
 
 
 class Command(BaseCommand):
@@ -46,15 +56,28 @@ class Command(BaseCommand):
         self._admin(options["admin_password"])
         house = [v for v in ensure_house_bots() if v.bot.game == FACE_TO_FACE]
         tournament = self._tournament(house, options["games"])
-        children = self._start(options)
-        url = f"http://{options['host']}:{options['port']}/"
+        logs = Path(settings.DATA_DIR) / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        children = self._start(options, logs)
+        url = f"http://{_browsable(options['host'])}:{options['port']}/"
+        try:
+            _wait_until_answering(url, children[1], SERVER_START_SECONDS)
+        except KeyboardInterrupt:
+            _stop_all(children)
+            self.stdout.write("Stopped.")
+            return
+        except ServerDidNotStart as error:
+            self.stderr.write(f"{error}; see {logs / 'web.log'}")
+            _stop_all(children)
+            raise SystemExit(1) from None
         self.stdout.write(
-            self.style.SUCCESS(f"\nThe Game Arena runs at {url}\n")
-            + f"  admin: {url}admin/  user admin, password {options['admin_password']}\n"
-            + f"  demo tournament: {url}tournaments/{tournament.pk}/ (starts by itself)\n"
+            f"  logs: {logs / 'worker.log'} (matches, ratings), {logs / 'web.log'} (requests)\n"
             + f"  database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}, "
             + f"broker: {settings.CELERY_BROKER_URL.split('://')[0]}\n"
-            + "Press Ctrl-C to stop.\n"
+            + f"  demo tournament: {url}tournaments/{tournament.pk}/ (starts by itself)\n"
+            + f"  admin: {url}admin/  user admin, password {options['admin_password']}\n"
+            + self.style.SUCCESS(f"The Game Arena runs at {url}")
+            + "  (Ctrl-C stops it)\n"
         )
         self._wait(children)
 
@@ -95,12 +118,19 @@ class Command(BaseCommand):
             )
         return tournament
 
-    def _start(self, options: dict[str, Any]) -> list[subprocess.Popen]:
+    def _start(self, options: dict[str, Any], logs: Path) -> list[subprocess.Popen]:
         manage = str(Path(settings.BASE_DIR) / "manage.py")
         worker = worker_command(options["workers"], "--beat", "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME)
         web = [sys.executable, manage, "runserver", f"{options['host']}:{options['port']}", "--noreload"]
-        # Own sessions: Ctrl-C reaches only this command, which then stops each child's whole group.
-        return [subprocess.Popen(command, start_new_session=True) for command in (worker, web)]
+        env = _production_like_env(options["host"])
+        children = []
+        for command, name in ((worker, "worker"), (web, "web")):
+            with open(logs / f"{name}.log", "ab") as log:
+                # Own sessions: Ctrl-C reaches only this command, which then stops each child's whole group.
+                children.append(
+                    subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                )
+        return children
 
     def _wait(self, children: list[subprocess.Popen]) -> None:
         def stop(signum: int, frame: Any) -> None:
@@ -120,6 +150,47 @@ class Command(BaseCommand):
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             _stop_all(children)
         self.stdout.write("Stopped.")
+
+
+def _production_like_env(host: str) -> dict[str, str]:
+    """The children's environment: DEBUG off (friendly error pages) unless the caller chose otherwise."""
+    env = dict(os.environ)
+    env.setdefault("DEBUG", "false")
+    if env["DEBUG"].lower() in ("0", "false", "no", "off"):
+        env.setdefault("SECRET_KEY", _demo_secret_key())
+        env.setdefault("SECURE_COOKIES", "false")  # the demo serves plain http: secure cookies would never return
+        env.setdefault("ALLOWED_HOSTS", ",".join(["localhost", "127.0.0.1", "[::1]", host]))
+    return env
+
+
+def _demo_secret_key() -> str:
+    """A key made on first use and kept in the data folder, so sessions survive a restart of the demo."""
+    path = Path(settings.DATA_DIR) / "demo-secret-key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def _browsable(host: str) -> str:
+    """An address a browser on this machine can open, for a server listening on `host`."""
+    return {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)
+
+
+def _wait_until_answering(url: str, web: subprocess.Popen, timeout: float) -> None:
+    """Poll until the web server answers any HTTP request; raise ServerDidNotStart if it dies or times out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if web.poll() is not None:
+            raise ServerDidNotStart(f"the web server stopped (exit {web.returncode})")
+        try:
+            urllib.request.urlopen(url, timeout=2).close()
+            return
+        except urllib.error.HTTPError:
+            return  # it answered, if only with an error page
+        except OSError:
+            time.sleep(0.25)
+    raise ServerDidNotStart(f"the web server did not answer at {url} within {timeout:.0f} s")
 
 
 def _stop_all(children: list[subprocess.Popen]) -> None:

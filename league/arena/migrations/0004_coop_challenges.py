@@ -10,7 +10,7 @@ import league.arena.models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("arena", "0002_results_aggregates"),
+        ("arena", "0003_matchentry_version_index"),
     ]
 
     operations = [

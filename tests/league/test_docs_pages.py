@@ -1,0 +1,70 @@
+"""The site serves the rules, the bot contract and the starter bots, rendered from docs/ with raw HTML escaped."""
+
+import pytest
+from django.urls import reverse
+
+from league.arena import docs
+
+
+@pytest.mark.parametrize("page", docs.PAGES, ids=lambda page: page.slug)
+def test_every_page_renders_from_its_markdown_file(client, db, page):
+    response = client.get(reverse("doc", args=[page.slug]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    first_heading = (docs.DOCS_DIR / page.filename).read_text().splitlines()[0].removeprefix("# ")
+    assert f">{first_heading}</h1>" in html.replace("&amp;", "&")
+
+
+def test_the_rules_page_is_the_repositorys_rules(client, db):
+    html = client.get(reverse("doc", args=["rules"])).content.decode()
+    assert "Face to Face" in html and "<table>" in html
+
+
+def test_the_bot_contract_links_to_the_turn_formats_and_the_starters(client, db):
+    contract = client.get(reverse("doc", args=["bot-api"])).content.decode()
+    assert 'href="/docs/engine-api/"' in contract and 'href="/docs/starters/face_to_face.py"' in contract
+    formats = client.get(reverse("doc", args=["engine-api"])).content.decode()
+    assert '<h2 id="observation-what-playobservation-receives">' in formats
+    assert 'href="/docs/rules/"' in formats and 'href="/docs/rules-decisions/"' in formats
+
+
+def test_raw_html_in_the_markdown_is_shown_as_text():
+    html = docs.render('<script>alert("x")</script>\n\nA <b onclick="x()">bold</b> word &amp; [a](javascript:x)\n')
+    assert "<script" not in html and "<b " not in html
+    assert "&lt;script&gt;" in html and "&lt;b onclick" in html
+    assert "javascript:" not in html and "<a>a</a>" in html
+
+
+def test_links_to_other_pages_keep_their_anchor_and_unknown_ones_are_left_alone(db):
+    html = docs.render("[f](engine-api.md#observation) [g](../games/x.json) [s](starters/nope.py)")
+    assert 'href="/docs/engine-api/#observation"' in html
+    assert 'href="../games/x.json"' in html and 'href="starters/nope.py"' in html
+
+
+def test_starters_download_as_python_files(client, db):
+    assert docs.starters() == ["extreme.py", "face_to_face.py", "the_game.py"]
+    for name in docs.starters():
+        response = client.get(reverse("starter", args=[name]))
+        assert response.status_code == 200
+        assert response["Content-Type"] == "text/x-python; charset=utf-8"
+        assert response["Content-Disposition"] == f'attachment; filename="{name}"'
+        assert response.content == (docs.STARTERS_DIR / name).read_bytes()
+    for bad in ("nope.py", "..%2Fsettings.py", "Face.py", "x.txt"):
+        assert client.get(f"/docs/starters/{bad}").status_code == 404, bad
+    assert client.get(reverse("doc", args=["operators-secret"])).status_code == 404
+
+
+def test_the_index_lists_pages_and_starters_and_every_page_links_to_it(client, db):
+    index = client.get(reverse("docs")).content.decode()
+    for page in docs.PAGES:
+        assert f'href="/docs/{page.slug}/"' in index
+    for name in docs.starters():
+        assert f'href="/docs/starters/{name}"' in index
+    home = client.get(reverse("home")).content.decode()
+    assert '<a href="/docs/">Docs</a>' in home
+
+
+def test_the_upload_form_links_to_the_bot_contract(client, alice):
+    client.force_login(alice)
+    form = client.get(reverse("new-bot")).content.decode()
+    assert '<a href="/docs/bot-api/">the bot contract</a>' in form and 'href="/docs/engine-api/"' in form
