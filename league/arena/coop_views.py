@@ -15,6 +15,8 @@ LADDER_PER_PAGE = 50
 
 def _board(season: Season, players: int, number: int) -> str:
     page = coop_leaderboards.leaderboard_page(season, players, number, LADDER_PER_PAGE)
+    if page.number != number:
+        raise Http404(f"this ladder has {page.num_pages} pages")
     return render_to_string(
         "arena/_coop_ladder_table.html",
         {"page": page, "season": season, "players": players, "game_name": GAME_NAMES[season.game]},
@@ -24,6 +26,8 @@ def _board(season: Season, players: int, number: int) -> str:
 def leaderboard(request: HttpRequest, season: Season | None, players: int, number: int, game: str) -> HttpResponse:
     """The co-op board of `season` (None: the game has no season yet) for teams of `players`."""
     table = ""
+    if season is None and number > 1:
+        raise Http404(f"the {GAME_NAMES[game]} ladder has 1 page")
     if season is not None:
         if players not in season.team_sizes:
             raise Http404(f"{season} has no ladder of {players}-player teams")

@@ -52,6 +52,7 @@ def test_team_boards_and_seasons_have_their_own_pages(client, played_season):
     assert "teams of 2" in page.lower() and "6 / 6" in page
     assert client.get(reverse("season-ladder", args=[played_season.pk, 3])).status_code == 404  # not a team size
     assert client.get(reverse("season-ladder", args=[played_season.pk + 99, 1])).status_code == 404
+    assert client.get(reverse("season-ladder", args=[played_season.pk, 2]), {"page": 2}).status_code == 404
 
 
 def test_the_seed_list_is_published_as_a_page_text_and_json(client, played_season):
@@ -88,4 +89,4 @@ def test_the_board_is_two_queries_whatever_its_size(alice, make_version, played_
 def test_a_game_without_a_season_says_so(client, db):
     assert not Season.objects.exists()
     page = client.get(reverse("ladder", args=["extreme"])).content.decode()
-    assert "No season of The Game Extreme has started yet" in page
+    assert "No season of its challenge ladder has started" in page
