@@ -20,6 +20,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 from league.env import env_bool, env_caches, env_float, env_int, env_list, env_str
 
@@ -44,11 +45,15 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "axes",
+    "csp",
     "league.arena",
 ]
 
 MIDDLEWARE = [
+    "league.arena.middleware.RequestSizeLimit",  # first: refuses an oversized body before anything reads it
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # the admin's CSS and JS, also without a front proxy
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -56,6 +61,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 
 ROOT_URLCONF = "league.urls"
@@ -96,12 +102,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 CACHES = env_caches("CACHE_URL", DATA_DIR / "page-generations", timeout=env_int("CACHE_TIMEOUT", 300, minimum=1))
+# Rate-limit counters (league/arena/throttles.py) must be seen by every web process, as the generation tokens are.
+CACHES["throttles"] = {**CACHES["generations"], "KEY_PREFIX": "arena-throttle"}
+if CACHES["throttles"]["BACKEND"].endswith("FileBasedCache"):
+    CACHES["throttles"]["LOCATION"] = str(DATA_DIR / "throttles")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out account or address before the password check
+    "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "my-bots"
@@ -122,11 +136,48 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY", False) else None
+# --- Deployment: TLS, cookies, content security policy (docs/operators.md) -----------------------
+BEHIND_TLS_PROXY = env_bool("BEHIND_TLS_PROXY", False)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_TLS_PROXY else None
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# No inline script or style anywhere: pages load theirs from league/arena/static/arena/.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
+# --- Request and upload limits, throttles ---------------------------------------------------
 # Uploads above this stay on disk while the request is handled (Django deletes them afterwards).
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+# A request body (but its files) larger than this is refused while Django parses it.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+ARENA_UPLOADS_PER_HOUR = env_int("ARENA_UPLOADS_PER_HOUR", 30, minimum=1)
+ARENA_SIGNUPS_PER_HOUR = env_int("ARENA_SIGNUPS_PER_HOUR", 5, minimum=1)
+# Failed logins: after this many for one account, or from one address, both are refused for the cool-off.
+AXES_FAILURE_LIMIT = env_int("ARENA_LOGIN_FAILURE_LIMIT", 10, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("ARENA_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per account and per address
+AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_CLIENT_IP_CALLABLE = "league.arena.throttles.client_address"
+AXES_LOCKOUT_CALLABLE = "league.arena.throttles.login_locked_out"
+AXES_VERBOSE = False
 
 # --- Celery -------------------------------------------------------------------------------
 BROKER_DIR = DATA_DIR / "broker"
@@ -152,6 +203,11 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TASK_DEFAULT_QUEUE = env_str("ARENA_QUEUE", "arena")
+# Validation matches have a queue of their own, so a flood of uploads never waits in front of ladder and tournament
+# matches (nor they in front of a new version). A worker started without --queues consumes both.
+ARENA_VALIDATION_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.validation"
+CELERY_TASK_QUEUES = [Queue(CELERY_TASK_DEFAULT_QUEUE), Queue(ARENA_VALIDATION_QUEUE)]
+CELERY_TASK_ROUTES = {"league.arena.tasks.play_validation": {"queue": ARENA_VALIDATION_QUEUE}}
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     "ladder": {
@@ -174,9 +230,22 @@ ARENA_CACHE_DIR = Path(env_str("ARENA_CACHE_DIR", str(DATA_DIR / "cache")))
 ARENA_SANDBOX = env_bool("ARENA_SANDBOX", True)
 ARENA_MAX_PY_BYTES = env_int("ARENA_MAX_PY_BYTES", 1 << 20, minimum=1)
 ARENA_MAX_ZIP_BYTES = env_int("ARENA_MAX_ZIP_BYTES", 10 << 20, minimum=1)
+# The largest request body accepted at all; a larger Content-Length is answered 413 before the body is read
+# (league/arena/middleware.py). Default: the largest upload allowed plus 1 MiB for the form around it.
+ARENA_MAX_REQUEST_BYTES = env_int(
+    "ARENA_MAX_REQUEST_BYTES", max(ARENA_MAX_PY_BYTES, ARENA_MAX_ZIP_BYTES) + (1 << 20), minimum=1024
+)
 ARENA_MAX_ZIP_ENTRIES = env_int("ARENA_MAX_ZIP_ENTRIES", 200, minimum=1)
 ARENA_MAX_UNPACKED_BYTES = env_int("ARENA_MAX_UNPACKED_BYTES", 50 << 20, minimum=1)
 ARENA_MAX_COMPRESSION_RATIO = env_int("ARENA_MAX_COMPRESSION_RATIO", 100, minimum=1)
+# Quotas: versions whose upload is kept per bot (prune old ones to upload more), bots per user, and the bytes of
+# kept uploads per user.
+ARENA_MAX_VERSIONS_PER_BOT = env_int("ARENA_MAX_VERSIONS_PER_BOT", 20, minimum=1)
+ARENA_MAX_BOTS_PER_USER = env_int("ARENA_MAX_BOTS_PER_USER", 10, minimum=1)
+ARENA_MAX_UPLOAD_BYTES_PER_USER = env_int("ARENA_MAX_UPLOAD_BYTES_PER_USER", 100 << 20, minimum=1)
+# Validation matches of one user queued or running at once; more wait (their versions "validating") and are queued
+# as earlier ones finish, so one user's flood of uploads delays only that user.
+ARENA_VALIDATIONS_IN_FLIGHT_PER_USER = env_int("ARENA_VALIDATIONS_IN_FLIGHT_PER_USER", 2, minimum=1)
 ARENA_VALIDATION_GAMES = env_int("ARENA_VALIDATION_GAMES", 2, minimum=1)
 ARENA_VALIDATION_OPPONENT = env_str("ARENA_VALIDATION_OPPONENT", "house:random")
 ARENA_LADDER_GAMES = env_int("ARENA_LADDER_GAMES", 10, minimum=1)

@@ -7,7 +7,7 @@ from django.templatetags.static import static
 from django.urls import path
 from django.views.generic import RedirectView
 
-from league.arena import coop_views, views
+from league.arena import coop_views, version_views, views
 
 # LoginView names the site after the request's host (127.0.0.1:8000) unless told otherwise.
 NAMED_AFTER_THE_SITE = {"site_name": settings.SITE_NAME}
@@ -23,6 +23,12 @@ urlpatterns = [
     path("bots/<int:bot_id>/versions/", views.bot_versions, name="bot-versions"),
     path("bots/<int:bot_id>/status.json", views.bot_status, name="bot-status"),
     path("bots/<int:bot_id>/upload/", views.new_version, name="new-version"),
+    path("bots/<int:bot_id>/versions/<int:number>/prune/", version_views.prune_version, name="prune-version"),
+    path(
+        "bots/<int:bot_id>/versions/<int:number>/revalidate/",
+        version_views.revalidate_version,
+        name="revalidate-version",
+    ),
     path("ladder/", views.leaderboard, name="ladder-default"),
     path("ladder/<slug:game>/", coop_views.ladder, name="ladder"),
     path("seasons/<int:season_id>/", coop_views.season_page, name="season"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import Case, F, QuerySet, Sum, When
 from django.http import HttpRequest
 from django.utils.html import format_html
 
@@ -49,7 +49,8 @@ class TournamentEntryInline(admin.TabularInline):
 
 @admin.register(Tournament)
 class TournamentAdmin(admin.ModelAdmin):
-    list_display = ("name", "game", "format", "games_per_pairing", "status", "scheduled_at", "progress", "page")
+    # Few, short columns: the list fits a 1280 px screen beside the admin's filter sidebar.
+    list_display = ("name", "status", "format", "scheduled_at", "progress", "page")
     list_filter = ("status", "game", "format")
     readonly_fields = ("status", "started_at", "finished_at", "created")
     fieldsets = (
@@ -60,10 +61,18 @@ class TournamentAdmin(admin.ModelAdmin):
     inlines = [TournamentEntryInline]
     actions = ["start_now"]
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Tournament]:
+        done = When(matches__status=Match.Status.DONE, then=F("matches__games"))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(planned=Sum("matches__games"), played=Sum(Case(done, default=F("matches__games_done"))))
+        )
+
     @admin.display(description="games played")
     def progress(self, tournament: Tournament) -> str:
-        played, planned = tournament.progress()
-        return f"{played} / {planned}" if planned else "–"
+        planned = getattr(tournament, "planned", None)
+        return f"{tournament.played} / {planned}" if planned else "–"
 
     @admin.display(description="page")
     def page(self, tournament: Tournament) -> str:
@@ -102,7 +111,7 @@ class MatchEntryInline(admin.TabularInline):
 
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
-    list_display = ("pk", "kind", "game", "tournament", "status", "games_done", "games", "attempts", "claimed_by")
+    list_display = ("pk", "kind", "tournament", "status", "games_played", "attempts")
     list_filter = ("status", "kind", "game")
     readonly_fields = (
         "status",
@@ -118,13 +127,17 @@ class MatchAdmin(admin.ModelAdmin):
     )
     inlines = [MatchEntryInline]
 
+    @admin.display(description="games")
+    def games_played(self, match: Match) -> str:
+        return f"{match.games if match.status == Match.Status.DONE else match.games_done} / {match.games}"
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
-    list_display = ("pk", "match", "index", "termination", "winner_seat", "score", "turns", "played_at")
+    list_display = ("pk", "match", "index", "termination", "winner_seat", "turns", "played_at")
     list_filter = ("game", "termination")
     exclude = ("log_zlib",)
 
@@ -139,6 +152,7 @@ class GameAdmin(admin.ModelAdmin):
 class RatingAdmin(admin.ModelAdmin):
     list_display = ("version", "game", "elo", "low", "high", "games", "wins", "losses", "last_played")
     list_filter = ("game",)
+    list_select_related = ("version__bot__owner",)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -10,4 +10,5 @@ class ArenaConfig(AppConfig):
     def ready(self) -> None:
         # Connects the page cache to the league's change signals in every process, workers included:
         # they send the signals, so they must mark the cached pages stale.
-        from league.arena import caching  # noqa: F401
+        # Queues a user's next waiting validation when one of theirs finishes.
+        from league.arena import caching, validations  # noqa: F401

@@ -13,7 +13,6 @@ season's).
 from __future__ import annotations
 
 import heapq
-import secrets
 from collections import defaultdict
 
 from django.conf import settings
@@ -21,7 +20,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from league.arena import queue
+from league.arena import queue, seeds
 from league.arena.house import house_version
 from league.arena.models import COOP_GAMES, BotVersion, Match, ScheduleLock, Season
 
@@ -50,7 +49,7 @@ def open_season(season: Season) -> Season:
     with transaction.atomic():
         list(Season.objects.select_for_update().filter(game=game))  # one season start per game at a time
         season.number = (Season.objects.filter(game=game).aggregate(top=Max("number"))["top"] or 0) + 1
-        season.seed = season.seed or f"{game}-s{season.number}-{secrets.token_hex(6)}"
+        season.seed = season.seed or seeds.random_seed()  # names nothing, like every match seed
         season.current = True
         season.started_at = timezone.now()
         season.full_clean(exclude=["current"])

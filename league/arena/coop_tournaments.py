@@ -4,7 +4,7 @@
 - "pairs": one match per pair of entrants, every deal played twice with the seats in both orders (the runner's
   duplicate seating), so neither bot always starts the deal's first hand.
 
-Every match of a tournament deals from the same seed, `tournament-<id>`, so all entrants meet the same cards.
+Every match of a tournament deals from the same seed, so all entrants meet the same cards.
 Standings are read from the tournament's stored scores (a tournament is bounded: entrants x deals games, or pairs x
 2 x deals), with the same columns as the challenge ladders; "pairs" adds a partner table of mean cards left.
 """
@@ -16,12 +16,14 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from statistics import fmean
 
+from league.arena import seeds
 from league.arena.coop_results import Figures
 from league.arena.models import BotVersion, GameSeat, Match, Tournament
 
 
 def deal_seed(tournament: Tournament) -> str:
-    return f"tournament-{tournament.pk}"
+    """One seed for all of the tournament's matches, so every entrant meets the same cards (see seeds.py)."""
+    return seeds.derived_seed(f"coop-tournament-{tournament.pk}")
 
 
 def plan(tournament: Tournament, versions: list[BotVersion]) -> list[tuple[Match, list[BotVersion]]]:

@@ -1,4 +1,4 @@
-"""Request plumbing shared by views: loading a bot and checking who may act on it."""
+"""Request plumbing shared by views: loading a bot, checking who may act on it, and rate limits."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404
 
+from league.arena import throttles
 from league.arena.models import Bot
 
 View = Callable[..., HttpResponse]
@@ -28,3 +30,30 @@ def with_bot(owner_only: bool = False) -> Callable[[View], View]:
         return wrapper
 
     return decorate
+
+
+def throttled(
+    scope: str, limit_setting: str, by: Callable[[HttpRequest], str | None], what: str
+) -> Callable[[View], View]:
+    """Allow settings.<limit_setting> POSTs per hour per `by(request)` (a user id, an address); more answer 429.
+
+    The 429 page says `what` was refused and when to try again. The limit is read on each request.
+    """
+
+    def decorate(view: View) -> View:
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if request.method == "POST":
+                limit = getattr(settings, limit_setting)
+                retry_after = throttles.hit(scope, by(request) or "unknown", limit, period=3600)
+                if retry_after is not None:
+                    return throttles.too_many(request, what, retry_after)
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def per_user(request: HttpRequest) -> str:
+    return str(request.user.pk)

@@ -82,11 +82,25 @@ class _SiteLinks(Treeprocessor):
                 link.set("href", site_href)
 
 
+class _ScrollingTables(Treeprocessor):
+    """Each table in a box of its own that scrolls sideways on a narrow screen (the site's .table-wrap)."""
+
+    def run(self, root: Element) -> None:
+        for parent in list(root.iter()):
+            for index, child in enumerate(list(parent)):
+                if child.tag == "table":
+                    box = Element("div", {"class": "table-wrap"})
+                    box.append(child)
+                    parent.remove(child)
+                    parent.insert(index, box)
+
+
 class _SafeSiteDocs(Extension):
     def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (Markdown's name)
         md.preprocessors.deregister("html_block")  # raw HTML blocks stay text ...
         md.inlinePatterns.deregister("html")  # ... and so do inline tags; entities are still allowed
         md.treeprocessors.register(_SiteLinks(md), "site_links", 0)
+        md.treeprocessors.register(_ScrollingTables(md), "scrolling_tables", 0)
 
 
 def render(text: str) -> str:

@@ -9,7 +9,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.core.files.uploadedfile import UploadedFile
 
 from league.arena.models import BOT_NAME_RULE, GAME_CHOICES, Bot
-from league.arena.uploads import InspectedUpload, UploadRejected, check_name_and_size, inspect_upload
+from league.arena.uploads import InspectedUpload, UploadRejected, check_name_and_size, inspect_upload, name_taken
 
 
 class SignupForm(UserCreationForm):
@@ -50,7 +50,7 @@ class NewBotForm(forms.Form):
     def clean_name(self) -> str:
         name = self.cleaned_data["name"]
         if Bot.objects.filter(owner=self.owner, name__iexact=name).exists():
-            raise forms.ValidationError(f"You already have a bot called {name}; upload a new version of it instead.")
+            raise forms.ValidationError(name_taken(name))
         return name
 
 

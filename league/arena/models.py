@@ -121,6 +121,9 @@ class BotVersion(models.Model):
     stderr_tail = models.TextField(blank=True)
     created = models.DateTimeField(default=timezone.now)
     validated_at = models.DateTimeField(null=True, blank=True)
+    pruned_at = models.DateTimeField(
+        null=True, blank=True, help_text="Its upload was deleted by its owner; its games and hash stay."
+    )
 
     class Meta:
         ordering = ["bot", "-number"]
@@ -155,6 +158,7 @@ class BotVersion(models.Model):
         if updated:
             self.refresh_from_db(fields=["status", "failure_reason", "stderr_tail", "validated_at"])
             self.bot.refresh_active_version()
+            signals.send_validation_finished(self.bot.owner_id)
         return bool(updated)
 
 

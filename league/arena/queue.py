@@ -16,6 +16,7 @@ from django.db import transaction
 from league.celery import app
 
 PLAY_MATCH = "league.arena.tasks.play_match"
+PLAY_VALIDATION = "league.arena.tasks.play_validation"  # routed to its own queue (settings.CELERY_TASK_ROUTES)
 REFIT_RATINGS = "league.arena.tasks.refit_ratings"
 FINISH_TOURNAMENT = "league.arena.tasks.finish_tournament"
 
@@ -33,6 +34,10 @@ def send_on_commit(name: str, *args: Any, countdown: float | None = None) -> Non
 
 def play_match(match_id: int, countdown: float | None = None) -> None:
     send_on_commit(PLAY_MATCH, match_id, countdown=countdown)
+
+
+def play_validation(match_id: int) -> None:
+    send_on_commit(PLAY_VALIDATION, match_id)
 
 
 def refit_ratings(game: str) -> None:

@@ -5,12 +5,10 @@ Each bot takes part with its newest active version (`Bot.active_version`); every
 
 from __future__ import annotations
 
-import secrets
-
 from django.conf import settings
 from django.db import transaction
 
-from league.arena import queue
+from league.arena import queue, seeds
 from league.arena.models import COMPETITIVE_GAMES, BotVersion, Match, MatchEntry, Rating, ScheduleLock
 
 ANCHOR = 1500.0  # the rating a member without one is paired as
@@ -66,7 +64,7 @@ def schedule(game: str) -> list[Match]:
                     kind=Match.Kind.LADDER,
                     game=game,
                     games=settings.ARENA_LADDER_GAMES,
-                    seed=f"ladder-{secrets.token_hex(8)}",
+                    seed=seeds.random_seed(),
                     duplicate=True,
                     turn_seconds=settings.ARENA_TURN_SECONDS,
                     bank_seconds=settings.ARENA_BANK_SECONDS,

@@ -5,6 +5,8 @@ Both are sent once the transaction that made the change commits (never for a cha
 - `leaderboard_changed(game=...)`: a refit stored new ratings of `game`, or the ladder's membership
   changed (a version became active or failed validation, a bot was retired).
 - `tournament_changed(tournament_id=...)`: a tournament match was stored, or the tournament started or finished.
+- `validation_finished(owner_id=...)`: a version of the user's was judged (active or failed), so another of their
+  waiting versions may start its validation (league/arena/validations.py).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from django.dispatch import Signal
 
 leaderboard_changed = Signal()
 tournament_changed = Signal()
+validation_finished = Signal()
 
 
 def send_leaderboard_changed(game: str) -> None:
@@ -24,3 +27,8 @@ def send_leaderboard_changed(game: str) -> None:
 def send_tournament_changed(tournament_id: int) -> None:
     """Announce, on commit, that the tournament's standings or status changed."""
     transaction.on_commit(lambda: tournament_changed.send(sender=None, tournament_id=tournament_id))
+
+
+def send_validation_finished(owner_id: int) -> None:
+    """Announce, on commit, that one of the user's validations ended."""
+    transaction.on_commit(lambda: validation_finished.send(sender=None, owner_id=owner_id))

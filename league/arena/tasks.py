@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from league.arena import challenges, matches, refits, scheduling, tournaments
+from league.arena import challenges, matches, refits, scheduling, tournaments, validations
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_match")
 def play_match(match_id: int) -> None:
+    matches.play(match_id)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_validation")
+def play_validation(match_id: int) -> None:
     matches.play(match_id)
 
 
@@ -46,6 +51,7 @@ def schedule_ladder() -> None:
 def requeue_lost_matches() -> None:
     matches.requeue_lost()
     refits.resume_stale()
+    validations.release_all()
 
 
 @shared_task(name="league.arena.tasks.schedule_challenges")

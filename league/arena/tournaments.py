@@ -13,7 +13,7 @@ from itertools import combinations
 from django.db import transaction
 from django.utils import timezone
 
-from league.arena import coop_tournaments, queue, signals
+from league.arena import coop_tournaments, queue, seeds, signals
 from league.arena.models import BotVersion, Match, MatchEntry, Tournament, TournamentEntry
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,9 @@ def start(tournament_id: int) -> list[Match]:
                     game=tournament.game,
                     tournament=tournament,
                     games=tournament.games_per_pairing,
-                    seed=f"tournament-{tournament.pk}-{a.version.sha256[:12]}-{b.version.sha256[:12]}-{round_index}",
+                    seed=seeds.derived_seed(
+                        f"tournament-{tournament.pk}-{a.version.sha256}-{b.version.sha256}-{round_index}"
+                    ),
                     duplicate=tournament.duplicate,
                     turn_seconds=tournament.turn_seconds,
                     bank_seconds=tournament.bank_seconds,

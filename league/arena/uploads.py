@@ -3,6 +3,9 @@
 `inspect_upload` refuses anything that is too big, an unsafe zip, missing bot.py, not UTF-8 or
 not valid Python, each with a message naming what is wrong. `add_version` stores an accepted
 upload and its validation match in one transaction, so a failure leaves nothing behind.
+
+Quotas (settings ARENA_MAX_*): bots per user, versions kept per bot, bytes of kept uploads per user. A pruned
+version (its upload deleted by its owner, see league.arena.versions) counts towards none of them.
 """
 
 from __future__ import annotations
@@ -13,13 +16,17 @@ import posixpath
 import stat
 import zipfile
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Sum
 
-from league.arena import queue
-from league.arena.house import house_version
-from league.arena.models import Bot, BotUpload, BotVersion, Match
+from league.arena import validations
+from league.arena.models import Bot, BotUpload, BotVersion
+
+MAX_FILENAME_CHARS = BotVersion._meta.get_field("filename").max_length
 
 
 class UploadRejected(ValueError):
@@ -40,7 +47,7 @@ def _mib(size: int) -> str:
 
 def _check_source(name: str, data: bytes) -> None:
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # Python runs a file that starts with a UTF-8 byte-order mark
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise UploadRejected(f"{name} is not UTF-8 text: byte {error.start} (line {line}) cannot be decoded") from None
@@ -48,7 +55,11 @@ def _check_source(name: str, data: bytes) -> None:
         compile(text, name, "exec", dont_inherit=True)
     except SyntaxError as error:
         raise UploadRejected(f"{name} does not compile: line {error.lineno}: {error.msg}") from None
-    except ValueError as error:  # e.g. NUL bytes in the source
+    except (RecursionError, MemoryError):
+        # CPython's compiler gives up on deeply nested expressions (250,000 `+` terms, 500,000 unary minuses)
+        # early, in little memory; Python could not run such a file either.
+        raise UploadRejected(f"{name} does not compile: it is too deeply nested to compile") from None
+    except (ValueError, OverflowError) as error:  # e.g. NUL bytes in the source, a constant too large
         raise UploadRejected(f"{name} does not compile: {error}") from None
 
 
@@ -117,6 +128,11 @@ def check_name_and_size(filename: str, size: int) -> tuple[str, str]:
     Needs only the size, so an oversized upload is refused before it is read.
     """
     base = posixpath.basename(filename.replace("\\", "/"))
+    if len(base) > MAX_FILENAME_CHARS:
+        raise UploadRejected(
+            f"the file name is {len(base)} characters long; at most {MAX_FILENAME_CHARS} are allowed: "
+            "please rename the file"
+        )
     lower = base.lower()
     if lower.endswith(".py"):
         kind, limit = BotVersion.Kind.PY, settings.ARENA_MAX_PY_BYTES
@@ -141,13 +157,69 @@ def inspect_upload(filename: str, data: bytes) -> InspectedUpload:
     return InspectedUpload(filename=base, kind=kind, content=data, sha256=hashlib.sha256(data).hexdigest())
 
 
+class NameTaken(UploadRejected):
+    """The owner already has a bot of that name (the message is for the form's name field)."""
+
+
+def name_taken(name: str) -> str:
+    return f"You already have a bot called {name}; upload a new version of it instead."
+
+
+def _mib1(size: int) -> str:
+    return f"{size / (1 << 20):.1f} MiB"
+
+
+def kept_bytes(owner_id: int) -> int:
+    """The bytes of every upload the user's bots keep (pruned versions left out)."""
+    kept = BotVersion.objects.filter(bot__owner_id=owner_id, pruned_at__isnull=True)
+    return kept.exclude(kind=BotVersion.Kind.HOUSE).aggregate(total=Sum("size"))["total"] or 0
+
+
+def _check_bot_quota(owner: Any) -> None:
+    limit = settings.ARENA_MAX_BOTS_PER_USER
+    if Bot.objects.filter(owner=owner).count() >= limit:
+        raise UploadRejected(f"you already have {limit} bots, the most one account may have")
+
+
+def _check_version_quotas(bot: Bot, size: int) -> None:
+    limit = settings.ARENA_MAX_VERSIONS_PER_BOT
+    if bot.versions.filter(pruned_at__isnull=True).count() >= limit:
+        raise UploadRejected(
+            f"{bot.name} keeps {limit} versions, the most a bot may keep: prune an old version on the bot's page "
+            "(its games stay) to upload a new one"
+        )
+    used, allowed = kept_bytes(bot.owner_id), settings.ARENA_MAX_UPLOAD_BYTES_PER_USER
+    if used + size > allowed:
+        raise UploadRejected(
+            f"your bots' kept uploads take {_mib1(used)}; this one ({_mib1(size)}) would pass your allowance of "
+            f"{_mib1(allowed)}: prune old versions on your bots' pages to make room"
+        )
+
+
+@transaction.atomic
+def add_bot(owner: Any, name: str, game: str, description: str, upload: InspectedUpload) -> Bot:
+    """A new bot with its first version; NameTaken when a bot of that name exists (a double submit, say)."""
+    # Locking the owner serialises their uploads, so two at once cannot both pass a quota.
+    get_user_model().objects.select_for_update().filter(pk=owner.pk).get()
+    _check_bot_quota(owner)
+    try:
+        with transaction.atomic():
+            bot = Bot.objects.create(owner=owner, name=name, game=game, description=description)
+    except IntegrityError:
+        raise NameTaken(name_taken(name)) from None
+    add_version(bot, upload)
+    return bot
+
+
 @transaction.atomic
 def add_version(bot: Bot, upload: InspectedUpload) -> BotVersion:
     """Store a new version (never replacing an old one) and queue the games that validate it."""
-    Bot.objects.select_for_update().filter(pk=bot.pk).get()  # serialises version numbers per bot
+    # Locking the owner serialises their uploads: version numbers per bot, and the quotas.
+    get_user_model().objects.select_for_update().filter(pk=bot.owner_id).get()
     existing = bot.versions.filter(sha256=upload.sha256).first()
     if existing is not None:
         raise UploadRejected(f"this exact file is already version {existing.number} of {bot.name}")
+    _check_version_quotas(bot, len(upload.content))
     try:
         with transaction.atomic():
             version = BotVersion.objects.create(
@@ -161,25 +233,5 @@ def add_version(bot: Bot, upload: InspectedUpload) -> BotVersion:
     except IntegrityError:
         raise UploadRejected("another upload of this bot arrived at the same moment; please try again") from None
     BotUpload.objects.create(version=version, content=upload.content)
-    match = queue_validation(version)
-    queue.play_match(match.pk)
+    validations.release(bot.owner_id)  # queues its validation now, or once the owner's earlier ones finish
     return version
-
-
-def queue_validation(version: BotVersion) -> Match:
-    """The validation match of a new version (index 0) against the house opponent (index 1)."""
-    game = version.bot.game
-    opponent = house_version(settings.ARENA_VALIDATION_OPPONENT, game)
-    return Match.objects.create_with_entries(
-        [version, opponent],
-        kind=Match.Kind.VALIDATION,
-        game=game,
-        games=settings.ARENA_VALIDATION_GAMES,
-        players=2,
-        seed=f"validate-{version.sha256[:16]}",
-        duplicate=False,
-        turn_seconds=settings.ARENA_TURN_SECONDS,
-        bank_seconds=settings.ARENA_BANK_SECONDS,
-        startup_seconds=settings.ARENA_STARTUP_SECONDS,
-        rated=False,
-    )

@@ -9,7 +9,6 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import InvalidPage, Page, Paginator
-from django.db import transaction
 from django.db.models import Case, Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, When
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -18,7 +17,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
 from league.arena import caching, coop_tournaments, docs, leaderboards, tournaments, wording
-from league.arena.decorators import with_bot
+from league.arena.decorators import per_user, throttled, with_bot
 from league.arena.forms import NewBotForm, NewVersionForm, SignupForm
 from league.arena.models import (
     FACE_TO_FACE,
@@ -33,7 +32,8 @@ from league.arena.models import (
     Rating,
     Tournament,
 )
-from league.arena.uploads import UploadRejected, add_version
+from league.arena.throttles import client_address
+from league.arena.uploads import NameTaken, UploadRejected, add_bot, add_version
 
 LADDER_PER_PAGE = 50
 HOME_TOP = 5
@@ -45,6 +45,7 @@ RECENT_MATCHES = 20
 GAMES_PER_PAGE = 100
 OWNER_BOTS_PER_PAGE = 50
 TOURNAMENT_MATCHES_PER_PAGE = 50
+UPLOADS_REFUSED = "You have uploaded as many bots and versions as one account may in an hour."
 
 
 def page_number(request: HttpRequest) -> int:
@@ -88,11 +89,12 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
+@throttled("signup", "ARENA_SIGNUPS_PER_HOUR", client_address, "Too many sign-ups from your address this hour.")
 def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}! Upload your first bot.")
         return redirect("new-bot")
     return render(request, "registration/signup.html", {"form": form})
@@ -110,16 +112,15 @@ def my_bots(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+@throttled("upload", "ARENA_UPLOADS_PER_HOUR", per_user, UPLOADS_REFUSED)
 def new_bot(request: HttpRequest) -> HttpResponse:
     form = NewBotForm(request.POST or None, request.FILES or None, owner=request.user)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            with transaction.atomic():
-                bot = Bot.objects.create(
-                    owner=request.user, name=data["name"], game=data["game"], description=data["description"]
-                )
-                add_version(bot, data["file"])
+            bot = add_bot(request.user, data["name"], data["game"], data["description"], data["file"])
+        except NameTaken as error:
+            form.add_error("name", str(error))
         except UploadRejected as error:
             form.add_error("file", str(error))
         else:
@@ -205,6 +206,7 @@ def bot_status(request: HttpRequest, bot: Bot) -> JsonResponse:
 
 @require_POST
 @login_required
+@throttled("upload", "ARENA_UPLOADS_PER_HOUR", per_user, UPLOADS_REFUSED)
 @with_bot(owner_only=True)
 def new_version(request: HttpRequest, bot: Bot) -> HttpResponse:
     form = NewVersionForm(request.POST, request.FILES)
@@ -333,7 +335,8 @@ def tournament_matches(request: HttpRequest, tournament_id: int) -> HttpResponse
     matches = tournament.matches.order_by("pk")
     for chosen in (bot_id, vs_id):
         if chosen is not None:
-            matches = matches.filter(pk__in=MatchEntry.objects.filter(version__bot_id=chosen).values("match_id"))
+            entries = MatchEntry.objects.filter(match__tournament=tournament, version__bot_id=chosen)
+            matches = matches.filter(pk__in=entries.values("match_id"))
     page = paginate(request, matches.prefetch_related(_entries_with_bots()), TOURNAMENT_MATCHES_PER_PAGE)
     shown = {bot_id, vs_id} - {None}
     named = Bot.objects.filter(pk__in=shown).select_related("owner").order_by("pk") if shown else []

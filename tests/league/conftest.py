@@ -170,7 +170,8 @@ def start_worker(tmp_path: Path, name: str, beat: bool, **env: str) -> subproces
         ARENA_CACHE_DIR=str(tmp_path / f"cache-{name}"),
         **env,
     )
-    command = worker_command(2, "--hostname", f"{name}@%h", "--queues", settings.CELERY_TASK_DEFAULT_QUEUE)
+    queues = ",".join(queue.name for queue in settings.CELERY_TASK_QUEUES)  # matches and validations
+    command = worker_command(2, "--hostname", f"{name}@%h", "--queues", queues)
     if beat:
         command += ["--beat", "--schedule", str(tmp_path / f"beat-{name}")]
     log = open(tmp_path / f"worker-{name}.log", "wb")

@@ -17,7 +17,7 @@ def test_every_page_renders_from_its_markdown_file(client, db, page):
 
 def test_the_rules_page_is_the_repositorys_rules(client, db):
     html = client.get(reverse("doc", args=["rules"])).content.decode()
-    assert "Face to Face" in html and "<table>" in html
+    assert "Face to Face" in html and '<div class="table-wrap"><table>' in html
 
 
 def test_the_bot_contract_links_to_the_turn_formats_and_the_starters(client, db):

@@ -10,7 +10,7 @@ import league.arena.models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("arena", "0003_matchentry_version_index"),
+        ("arena", "0004_botversion_pruned_at"),
     ]
 
     operations = [

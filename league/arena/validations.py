@@ -1,0 +1,87 @@
+"""Validation matches, queued fairly: each user has at most ARENA_VALIDATIONS_IN_FLIGHT_PER_USER queued or running.
+
+A new (or revalidated) version is `validating` at once; its validation match is created and sent to the validation
+queue only while its owner has fewer in flight than that, oldest version first. The rest wait in the database, and
+each finished validation releases the owner's next (signal `validation_finished`); the sweeper releases whatever a
+lost signal left waiting. So one user's 200 uploads delay only that user's validations.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import QuerySet
+from django.dispatch import receiver
+
+from league.arena import queue, seeds, signals
+from league.arena.house import house_version
+from league.arena.models import BotVersion, Match, MatchEntry
+
+UNFINISHED = [Match.Status.QUEUED, Match.Status.RUNNING]
+
+
+def _candidates(owner_id: int) -> QuerySet:
+    """The owner's entries as the candidate (index 0) of an unfinished validation match."""
+    return MatchEntry.objects.filter(
+        index=0, match__kind=Match.Kind.VALIDATION, match__status__in=UNFINISHED, version__bot__owner_id=owner_id
+    )
+
+
+def waiting(owner_id: int) -> QuerySet:
+    """The owner's validating versions whose validation match is not queued yet, oldest first."""
+    return (
+        BotVersion.objects.filter(bot__owner_id=owner_id, status=BotVersion.Status.VALIDATING)
+        .exclude(pk__in=_candidates(owner_id).values("version_id"))
+        .select_related("bot")
+        .order_by("created", "pk")
+    )
+
+
+@transaction.atomic
+def release(owner_id: int) -> list[Match]:
+    """Queue validation matches for the owner's waiting versions while fewer than the cap are in flight."""
+    # The owner's lock (also taken by uploads) keeps two releases from both filling the last free place.
+    get_user_model().objects.select_for_update().filter(pk=owner_id).first()
+    free = settings.ARENA_VALIDATIONS_IN_FLIGHT_PER_USER - _candidates(owner_id).count()
+    released = []
+    for version in waiting(owner_id)[: max(free, 0)]:
+        match = queue_validation(version)
+        queue.play_validation(match.pk)
+        released.append(match)
+    return released
+
+
+def queue_validation(version: BotVersion) -> Match:
+    """The validation match of a new version (index 0) against the house opponent (index 1)."""
+    game = version.bot.game
+    opponent = house_version(settings.ARENA_VALIDATION_OPPONENT, game)
+    return Match.objects.create_with_entries(
+        [version, opponent],
+        kind=Match.Kind.VALIDATION,
+        game=game,
+        games=settings.ARENA_VALIDATION_GAMES,
+        players=2,
+        seed=seeds.derived_seed(f"validate-{version.sha256}"),
+        duplicate=False,
+        turn_seconds=settings.ARENA_TURN_SECONDS,
+        bank_seconds=settings.ARENA_BANK_SECONDS,
+        startup_seconds=settings.ARENA_STARTUP_SECONDS,
+        rated=False,
+    )
+
+
+def release_all() -> int:
+    """Release every user's waiting validations (the sweeper's catch-all); how many matches were queued."""
+    owners = (
+        BotVersion.objects.filter(status=BotVersion.Status.VALIDATING)
+        .exclude(kind=BotVersion.Kind.HOUSE)
+        .values_list("bot__owner_id", flat=True)
+        .distinct()
+    )
+    return sum(len(release(owner_id)) for owner_id in set(owners))
+
+
+@receiver(signals.validation_finished)
+def _release_next(sender: object, owner_id: int, **kwargs: object) -> None:
+    release(owner_id)
