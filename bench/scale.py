@@ -54,7 +54,18 @@ FILL_ORDER = (
 )
 # Filled by the rating refit the fill runs, or by the league itself on first use: not by the plan.
 # Written by the refit that ends the fill (the rating history starts with it), or left empty.
-NOT_PLANNED = {"arena.Rating", "arena.RatingFit", "arena.ScheduleLock", "arena.RatingPoint"}
+NOT_PLANNED = {
+    "arena.Rating",
+    "arena.RatingFit",
+    "arena.ScheduleLock",
+    "arena.RatingPoint",
+    # The co-op challenge seasons start empty: the benchmark's league is a Face to Face one at scale.
+    "arena.Season",
+    "arena.DealResult",
+    "arena.SeasonStanding",
+    "arena.DealPair",
+    "arena.SeasonRating",
+}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

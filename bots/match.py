@@ -78,6 +78,7 @@ class MatchSpec:
     max_failures: int = 3
     options: dict[str, Any] = field(default_factory=dict)
     unpack_limits: UnpackLimits | None = None  # what an uploaded bot may be; None: the unpacker's defaults
+    first_deal: int = 0  # game i plays deal first_deal + its deal number: a chunk of a longer list of deals
 
     def seat_count(self) -> int:
         if self.game == FACE_TO_FACE:
@@ -89,6 +90,8 @@ class MatchSpec:
             raise ValueError(f"unknown game {self.game!r}; games are {', '.join(games.GAME_IDS)}")
         if self.games < 1:
             raise ValueError("a match needs at least one game")
+        if self.first_deal < 0:
+            raise ValueError(f"the first deal is a number from 0, got {self.first_deal}")
         seats = self.seat_count()
         if self.game == FACE_TO_FACE and len(self.bots) != 2:
             raise ValueError(f"face-to-face needs exactly 2 bots, got {len(self.bots)}")
@@ -147,6 +150,7 @@ def seating(spec: MatchSpec, index: int) -> tuple[int, list[int]]:
         deal, swapped = divmod(index, 2)
     else:
         deal, swapped = index, index % 2
+    deal += spec.first_deal
     order = list(range(seats))
     if spec.game == FACE_TO_FACE and swapped:
         order.reverse()

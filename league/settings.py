@@ -220,6 +220,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "league.arena.tasks.schedule_ladder",
         "schedule": timedelta(seconds=env_int("ARENA_LADDER_INTERVAL", 30, minimum=1)),
     },
+    "challenges": {
+        "task": "league.arena.tasks.schedule_challenges",
+        "schedule": timedelta(seconds=env_int("ARENA_COOP_INTERVAL", 10, minimum=1)),
+    },
     "tournaments": {"task": "league.arena.tasks.start_due_tournaments", "schedule": timedelta(seconds=10)},
     "sweep": {
         "task": "league.arena.tasks.requeue_lost_matches",
@@ -257,6 +261,12 @@ ARENA_BANK_SECONDS = env_float("ARENA_BANK_SECONDS", 10.0, minimum=0.0)
 ARENA_STARTUP_SECONDS = env_float("ARENA_STARTUP_SECONDS", 5.0, minimum=0.001)
 ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 300, minimum=2)
 ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 3, minimum=1)
+# The co-op challenge ladders (league/arena/challenges.py): matches queued or running at once, self-play team sizes.
+ARENA_COOP_MAX_PENDING = env_int("ARENA_COOP_MAX_PENDING", 4, minimum=0)
+ARENA_COOP_TEAM_SIZES = env_list("ARENA_COOP_TEAM_SIZES", ["1", "2", "3", "4", "5"])
+if not ARENA_COOP_TEAM_SIZES or not set(ARENA_COOP_TEAM_SIZES) <= {"1", "2", "3", "4", "5"}:
+    raise ImproperlyConfigured(f"ARENA_COOP_TEAM_SIZES={ARENA_COOP_TEAM_SIZES!r}: list team sizes from 1 to 5")
+ARENA_COOP_TEAM_SIZES = sorted({int(size) for size in ARENA_COOP_TEAM_SIZES})
 ARENA_RATING_PRIOR_GAMES = env_float("ARENA_RATING_PRIOR_GAMES", 2.0, minimum=1e-6)  # 0 would let ratings diverge
 
 # --- The REST API (league/api/) ---------------------------------------------------------------

@@ -8,7 +8,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from league.api.tokens import tokens_page
-from league.arena import replays, version_views, views
+from league.arena import coop_views, replays, version_views, views
 from league.arena.health import healthz
 
 # LoginView names the site after the request's host (127.0.0.1:8000) unless told otherwise.
@@ -32,7 +32,12 @@ urlpatterns = [
         name="revalidate-version",
     ),
     path("ladder/", views.leaderboard, name="ladder-default"),
-    path("ladder/<slug:game>/", views.leaderboard, name="ladder"),
+    path("ladder/<slug:game>/", coop_views.ladder, name="ladder"),
+    path("seasons/<int:season_id>/", coop_views.season_page, name="season"),
+    path("seasons/<int:season_id>/ladder/<int:players>/", coop_views.season_ladder, name="season-ladder"),
+    path("seasons/<int:season_id>/seeds.txt", coop_views.season_seeds_text, name="season-seeds-text"),
+    path("seasons/<int:season_id>/seeds.json", coop_views.season_seeds_json, name="season-seeds-json"),
+    path("seasons/<int:season_id>/deals/<int:deal>/", coop_views.deal_page, name="season-deal"),
     path("tournaments/", views.tournament_list, name="tournaments"),
     path("tournaments/<int:tournament_id>/", views.tournament_page, name="tournament"),
     path("tournaments/<int:tournament_id>/live/", views.tournament_live, name="tournament-live"),

@@ -7,7 +7,7 @@ from django.db.models import Case, F, QuerySet, Sum, When
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from league.arena import tournaments
+from league.arena import coop_admin, tournaments  # noqa: F401  (coop_admin registers the seasons' admin)
 from league.arena.models import Bot, BotVersion, Game, Match, MatchEntry, Rating, Tournament, TournamentEntry
 
 

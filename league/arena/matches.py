@@ -23,7 +23,7 @@ from django.utils import timezone
 
 import bots.match
 from bots.match import BotSpec, MatchSpec, TimeControl
-from league.arena import queue, refits, results, signals
+from league.arena import coop_results, queue, refits, results, signals
 from league.arena.models import FORFEITS, BotUpload, BotVersion, Match
 from league.arena.uploads import upload_limits
 
@@ -56,9 +56,16 @@ def bot_file(version: BotVersion) -> Path:
     return path
 
 
+def seat_versions(match: Match, versions: list[BotVersion]) -> list[BotVersion]:
+    """The version of each of the runner's bots: a co-op match of one entry and N players is a self-play team."""
+    if match.game != "face-to-face" and len(versions) == 1 and (match.players or 1) > 1:
+        return versions * match.players
+    return versions
+
+
 def match_spec(match: Match, versions: list[BotVersion]) -> MatchSpec:
     bots = []
-    for version in versions:
+    for version in seat_versions(match, versions):
         ref = version.bot.house_ref if version.kind == BotVersion.Kind.HOUSE else str(bot_file(version))
         bots.append(BotSpec(ref=ref, name=version.bot.full_name, version=version.version_id))
     return MatchSpec(
@@ -71,6 +78,7 @@ def match_spec(match: Match, versions: list[BotVersion]) -> MatchSpec:
         time_control=TimeControl(turn=match.turn_seconds, bank=match.bank_seconds, startup=match.startup_seconds),
         sandbox=settings.ARENA_SANDBOX,
         unpack_limits=upload_limits(),
+        first_deal=match.first_deal,
     )
 
 
@@ -143,7 +151,8 @@ def store(match: Match, token: uuid.UUID, versions: list[BotVersion], result: bo
         )
         if finished != 1:
             raise ClaimLost(f"match {match.pk} is no longer claimed by this worker")
-        results.save_games(match, versions, result.games, result.stderr or {}, now)
+        stored = results.save_games(match, seat_versions(match, versions), result.games, result.stderr or {}, now)
+        coop_results.record(match, versions, stored)
         if match.kind == Match.Kind.VALIDATION:
             judge_validation(versions[0], result)
         if match.tournament_id:

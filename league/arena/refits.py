@@ -30,7 +30,7 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from league import ratings
-from league.arena import history, queue, signals
+from league.arena import coop_ratings, history, queue, signals
 from league.arena.models import PairResult, Rating, RatingFit, RatingPoint
 
 log = logging.getLogger(__name__)
@@ -57,8 +57,8 @@ class GameCounts:
 
 
 def pair_counts(game: str) -> tuple[GameCounts, dict[int, datetime]]:
-    """The pair counts of `game`, and when each version last played a rated game."""
-    pairs = PairResult.objects.filter(game=game).order_by()
+    """The pair counts of `game` (or of a co-op ladder's key), and when each version last played a rated game."""
+    pairs = (coop_ratings.pairs(game) if coop_ratings.is_key(game) else PairResult.objects.filter(game=game)).order_by()
     table = np.array(
         list(pairs.values_list("first_id", "second_id", "first_wins", "second_wins", "draws")), dtype=np.int64
     ).reshape(-1, 5)
@@ -97,6 +97,8 @@ def fit(counts: GameCounts, start: dict[int, float] | None = None) -> dict[int, 
 
 
 def stored_elos(game: str) -> dict[int, float]:
+    if coop_ratings.is_key(game):
+        return coop_ratings.stored_elos(game)
     return dict(Rating.objects.filter(game=game).values_list("version_id", "elo"))
 
 
@@ -170,37 +172,44 @@ def store(
     now = timezone.now()
     try:
         with transaction.atomic():
-            # One insert: the versions whose rating moved since their own last point.
-            RatingPoint.objects.bulk_create(history.new_points(game, fitted, now), batch_size=2_000)
-            Rating.objects.filter(game=game).exclude(version_id__in=list(fitted)).delete()
-            Rating.objects.bulk_create(
-                [
-                    Rating(
-                        version_id=pk,
-                        game=game,
-                        elo=r.elo,
-                        low=r.low,
-                        high=r.high,
-                        games=r.games,
-                        wins=r.wins,
-                        losses=r.losses,
-                        last_played=last_played.get(pk),
-                    )
-                    for pk, r in fitted.items()
-                ],
-                update_conflicts=True,
-                unique_fields=["version"],
-                update_fields=["game", "elo", "low", "high", "games", "wins", "losses", "last_played"],
-                batch_size=2_000,
-            )
+            if coop_ratings.is_key(game):
+                coop_ratings.write(game, fitted)
+            else:
+                # One insert: the versions whose rating moved since their own last point.
+                RatingPoint.objects.bulk_create(history.new_points(game, fitted, now), batch_size=2_000)
+                _write(game, fitted, last_played)
             # Checked last, so the state row is locked only for the commit, never while the ratings are written.
             stamped = RatingFit.objects.filter(game=game, claim_token=token).update(games=counts.total, fitted_at=now)
             if not stamped:
                 raise _ClaimLost
-            signals.send_leaderboard_changed(game)
+            signals.send_leaderboard_changed(coop_ratings.game_of(game) if coop_ratings.is_key(game) else game)
     except _ClaimLost:
         return False
     return True
+
+
+def _write(game: str, fitted: dict[int, ratings.Rating], last_played: dict[int, datetime]) -> None:
+    Rating.objects.filter(game=game).exclude(version_id__in=list(fitted)).delete()
+    Rating.objects.bulk_create(
+        [
+            Rating(
+                version_id=pk,
+                game=game,
+                elo=r.elo,
+                low=r.low,
+                high=r.high,
+                games=r.games,
+                wins=r.wins,
+                losses=r.losses,
+                last_played=last_played.get(pk),
+            )
+            for pk, r in fitted.items()
+        ],
+        update_conflicts=True,
+        unique_fields=["version"],
+        update_fields=["game", "elo", "low", "high", "games", "wins", "losses", "last_played"],
+        batch_size=2_000,
+    )
 
 
 def resume_stale() -> int:

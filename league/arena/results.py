@@ -175,8 +175,10 @@ def add_to_seats(counts: dict[SeatKey, Counter[str]]) -> None:
 def _add_to_entries(
     match: Match, versions: Sequence[BotVersion], seats: list[GameSeat], stderr: dict[int, str]
 ) -> None:
-    index_of = {version.pk: index for index, version in enumerate(versions)}
-    totals = [{"games": set(), "wins": 0, "losses": 0, "draws": 0, "points": 0.0} for _ in versions]
+    index_of: dict[int, int] = {}  # a self-play team lists its one entry's version once per seat
+    for version in versions:
+        index_of.setdefault(version.pk, len(index_of))
+    totals = [{"games": set(), "wins": 0, "losses": 0, "draws": 0, "points": 0.0} for _ in index_of]
     for seat in seats:
         total = totals[index_of[seat.version_id]]
         total["games"].add(seat.game.pk)

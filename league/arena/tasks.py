@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from league.arena import matches, refits, scheduling, tournaments, validations
+from league.arena import challenges, matches, refits, scheduling, tournaments, validations
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_match")
@@ -52,3 +52,8 @@ def requeue_lost_matches() -> None:
     matches.requeue_lost()
     refits.resume_stale()
     validations.release_all()
+
+
+@shared_task(name="league.arena.tasks.schedule_challenges")
+def schedule_challenges() -> None:
+    challenges.schedule_all()

@@ -13,7 +13,7 @@ from itertools import combinations
 from django.db import transaction
 from django.utils import timezone
 
-from league.arena import queue, seeds, signals
+from league.arena import coop_tournaments, queue, seeds, signals
 from league.arena.models import BotVersion, Match, MatchEntry, Tournament, TournamentEntry
 
 log = logging.getLogger(__name__)
@@ -47,8 +47,8 @@ def start(tournament_id: int) -> list[Match]:
                 f"{tournament} needs at least two participants with an active version; it has {len(playing)}"
             )
         Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.RUNNING, started_at=timezone.now())
-        planned = []
-        for round_index in range(tournament.pairing_rounds):
+        planned = coop_tournaments.plan(tournament, [e.version for e in playing]) if tournament.is_coop else []
+        for round_index in range(0 if tournament.is_coop else tournament.pairing_rounds):
             for first, second in combinations(playing, 2):
                 a, b = (first, second) if round_index == 0 else (second, first)
                 match = Match(

@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from league.arena import bot_pages, caching, docs, leaderboards, tournaments, wording
+from league.arena import bot_pages, caching, coop_tournaments, docs, leaderboards, tournaments, wording
 from league.arena.decorators import per_user, throttled, with_bot
 from league.arena.forms import NewBotForm, NewVersionForm, SignupForm
 from league.arena.models import (
@@ -217,6 +217,9 @@ def _tournament_table(tournament: Tournament) -> str:
     left_out = []
     if tournament.status != Tournament.Status.DRAFT:
         left_out = tournament.entries.filter(version__isnull=True).select_related("bot__owner")
+    if tournament.is_coop:
+        coop = {"table": coop_tournaments.table(tournament), "left_out": left_out, "tournament": tournament}
+        return render_to_string("arena/_coop_tournament_table.html", coop)
     return render_to_string(
         "arena/_tournament_table.html",
         {"table": tournaments.table(tournament), "left_out": left_out, "tournament": tournament},

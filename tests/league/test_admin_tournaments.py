@@ -34,5 +34,5 @@ def test_the_admin_refuses_a_coop_tournament(client, db):
             "entries-TOTAL_FORMS": 0, "entries-INITIAL_FORMS": 0,
         },
     )  # fmt: skip
-    assert "Tournaments are played in Face to Face, the competitive game." in response.content.decode()
+    assert "The co-op games are played as solo deals or pairs." in response.content.decode()
     assert not Tournament.objects.exists()

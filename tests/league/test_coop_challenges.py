@@ -1,0 +1,149 @@
+"""The co-op challenge ladders: seasons of published deals, chunks scheduled and played, results and ratings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ValidationError
+
+import bots.house
+from league.arena import challenges, coop_results, matches, refits
+from league.arena.house import house_version
+from league.arena.models import (
+    DealPair,
+    DealResult,
+    Game,
+    GameSeat,
+    Match,
+    RatingFit,
+    Season,
+    SeasonRating,
+    SeasonStanding,
+)
+from tests.league.coop_helpers import comparisons, figures, play_queued, replayed_results
+
+HOUSE = Path(bots.house.__file__).parent
+
+
+def test_a_season_publishes_derivable_seeds_and_registers_the_expert(db, settings):
+    season = challenges.start_season("the-game", deals=5, chunk=2, team_sizes=[1, 3])
+    assert season.number == 1 and season.current and season.team_sizes == [1, 3]
+    assert season.seeds() == [f"{season.seed}:{d}" for d in range(5)]
+    assert season.deal_seed(4) == f"{season.seed}:4"
+    with pytest.raises(ValueError, match="deals 0 to 4"):
+        season.deal_seed(5)
+    expert = house_version("house:expert", "the-game")
+    assert challenges.members("the-game") == [expert]
+    second = challenges.start_season("the-game", deals=5)
+    season.refresh_from_db()
+    assert (second.number, second.current, season.current) == (2, True, False)
+    assert second.seed != season.seed
+    assert challenges.current_season("the-game") == second
+
+
+def test_a_season_refuses_a_competitive_game_and_bad_team_sizes(db):
+    with pytest.raises(ValueError, match="co-op games"):
+        challenges.start_season("face-to-face")
+    with pytest.raises(ValidationError, match="team sizes"):
+        challenges.start_season("extreme", team_sizes=[1, 6])
+    assert not Season.objects.exists()
+
+
+def test_chunks_are_queued_up_to_the_limit_fewest_first(alice, make_version, settings, sent):
+    settings.ARENA_COOP_MAX_PENDING = 3
+    season = challenges.start_season("the-game", deals=25, chunk=10, team_sizes=[1, 2])
+    mine = make_version(alice, "mine", game="the-game")
+    first = challenges.schedule("the-game")
+    assert len(first) == 3
+    assert challenges.schedule("the-game") == []  # bounded
+    planned = {(m.ordered_versions()[0].pk, m.players, m.first_deal, m.games) for m in first}
+    expert = house_version("house:expert", "the-game")
+    # Each (version, team size) gets its first chunk before anyone gets a second; solo before pairs on a tie.
+    assert planned == {(expert.pk, 1, 0, 10), (mine.pk, 1, 0, 10), (expert.pk, 2, 0, 10)}
+    assert all(m.seed == season.seed and not m.duplicate and m.kind == "ladder" for m in first)
+    Match.objects.filter(pk__in=[m.pk for m in first]).update(status=Match.Status.DONE)
+    settings.ARENA_COOP_MAX_PENDING = 100
+    rest = challenges.schedule("the-game")
+    chunks = {(m.ordered_versions()[0].pk, m.players, m.first_deal, m.games) for m in rest}
+    assert len(rest) == 2 * 2 * 3 - 3 and (mine.pk, 2, 20, 5) in chunks  # the last chunk holds 5 deals
+    assert challenges.schedule("the-game") == []  # every chunk has its match
+    newer = make_version(alice, "mine", game="the-game")
+    again = challenges.schedule("the-game")
+    assert {(m.ordered_versions()[0].pk, m.first_deal) for m in again if m.players == 1} == {
+        (newer.pk, 0),
+        (newer.pk, 10),
+        (newer.pk, 20),
+    }
+
+
+def test_a_new_season_cancels_the_old_seasons_waiting_chunks_and_keeps_its_results(alice, make_version, sent):
+    old = challenges.start_season("the-game", deals=4, chunk=2, team_sizes=[1])
+    challenges.schedule("the-game")
+    (done, waiting) = Match.objects.order_by("pk")[:2]
+    assert matches.play(done.pk, worker="test")
+    kept = list(DealResult.objects.values_list("version_id", "deal", "cards_left"))
+    assert len(kept) == 2
+    new = challenges.start_season("the-game", deals=4, chunk=2, team_sizes=[1])
+    waiting.refresh_from_db()
+    assert waiting.status == "failed" and "season ended" in waiting.error
+    assert list(DealResult.objects.values_list("version_id", "deal", "cards_left")) == kept
+    queued = challenges.schedule("the-game")
+    assert queued and all(m.seed == new.seed for m in queued) and old.seed != new.seed
+
+
+def test_played_chunks_store_the_seasons_seeds_standings_and_comparisons(
+    alice, make_version, settings, sent, django_capture_on_commit_callbacks
+):
+    settings.ARENA_COOP_MAX_PENDING = 100
+    season = challenges.start_season("the-game", deals=12, chunk=5, team_sizes=[1])
+    greedy = make_version(alice, "greedy-copy", game="the-game", source=(HOUSE / "greedy.py").read_bytes())
+    house_version("house:random", "the-game")
+    challenges.schedule("the-game")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert play_queued() == 3 * 3
+    assert ("refit_ratings", (season.rating_key(1),)) in sent
+    for game in Game.objects.select_related("match"):
+        assert game.seed == season.deal_seed(game.match.first_deal + game.index)
+    results = replayed_results(season, 1)
+    assert len(results) == 3 and all(sorted(deals) == list(range(12)) for deals in results.values())
+    for standing in SeasonStanding.objects.filter(season=season, players=1):
+        cards = [results[standing.version_id][d] for d in range(12)]
+        deals, wins, mean, median = figures(cards)
+        shown = coop_results.Figures(standing.deals, standing.wins, standing.cards_left, standing.histogram)
+        assert (shown.deals, shown.wins, shown.mean, shown.median) == (deals, wins, pytest.approx(mean), median)
+    stored = {(p.first_id, p.second_id): (p.first_wins, p.second_wins, p.draws) for p in DealPair.objects.all()}
+    assert stored == comparisons(results)
+    assert refits.run(season.rating_key(1)) == 1
+    rated = {r.version_id: r for r in SeasonRating.objects.filter(season=season, players=1)}
+    assert set(rated) == set(results) and all(r.comparisons == 24 for r in rated.values())
+    assert rated[greedy.pk].elo > rated[house_version("house:random", "the-game").pk].elo
+    assert RatingFit.objects.get(game=season.rating_key(1)).games == 36
+    assert not RatingFit.objects.filter(game="the-game").exists()  # Face to Face's keys are left alone
+
+
+def test_a_chunk_stored_twice_counts_its_deals_once(alice, sent):
+    season = challenges.start_season("the-game", deals=3, chunk=3, team_sizes=[1])
+    (match,) = challenges.schedule("the-game")
+    assert matches.play(match.pk, worker="test")
+    again = Match.objects.create_with_entries(
+        match.ordered_versions(), kind="ladder", game="the-game", games=3, players=1, seed=season.seed, duplicate=False
+    )
+    assert matches.play(again.pk, worker="test")
+    (standing,) = SeasonStanding.objects.all()
+    assert standing.deals == 3 and DealResult.objects.count() == 3
+
+
+def test_a_self_play_team_seats_one_player_per_copy(alice, make_version, settings, sent):
+    season = challenges.start_season("the-game", deals=2, chunk=2, team_sizes=[3])
+    version = make_version(alice, "copy", game="the-game", source=(HOUSE / "greedy.py").read_bytes())
+    match = next(m for m in challenges.schedule("the-game") if m.ordered_versions() == [version])
+    spec = matches.match_spec(match, match.ordered_versions())
+    assert spec.players == 3 and len(spec.bots) == 3  # the runner makes a player (a sandbox) per listed bot
+    assert matches.play(match.pk, worker="test")
+    seats = GameSeat.objects.filter(game__match=match)
+    assert seats.count() == 6 and set(seats.values_list("version_id", flat=True)) == {version.pk}
+    assert match.entries.get().games == 2
+    results = replayed_results(season, 3)
+    assert sorted(results[version.pk]) == [0, 1]
+    assert SeasonStanding.objects.get(version=version, players=3).deals == 2
