@@ -16,6 +16,7 @@ from bots import upload
 from bots.house import is_house_ref, parse_ref
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
 from bots.summary import format_summary, summarize
+from games.__main__ import exit_quietly_on_broken_pipe
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -107,4 +108,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_quietly_on_broken_pipe(main))
