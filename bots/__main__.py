@@ -9,13 +9,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 import games
 from bots import upload
 from bots.house import is_house_ref, parse_ref
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
 from bots.summary import format_summary, summarize
+from games.__main__ import exit_quietly_on_broken_pipe
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,8 +34,17 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", default="0", help="match seed; game k uses the deal of seed 'SEED:k'")
     play.add_argument("--players", type=int, help="co-op games: number of seats (default: number of bots)")
     play.add_argument("--duplicate", action="store_true", help="play each deal twice with the seats swapped")
-    play.add_argument("--log-dir", type=Path, help="write every game's log here as JSON")
+    play.add_argument(
+        "--log-dir",
+        type=Path,
+        help="write every game's log here as JSON: game-000001.json, game-000002.json, ... (always 6 digits)",
+    )
     play.add_argument("--json", action="store_true", help="print the summary as JSON")
+    play.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        help="show games done, games/s and time left on stderr (default: if stderr is a terminal, without --json)",
+    )
     play.add_argument("--turn-time", type=float, default=1.0, help="seconds per turn (default 1)")
     play.add_argument("--bank", type=float, default=10.0, help="overage bank per game in seconds (default 10)")
     play.add_argument("--startup", type=float, default=5.0, help="seconds to load a bot (default 5)")
@@ -71,6 +84,45 @@ def match_spec(args: argparse.Namespace) -> MatchSpec:
     )
 
 
+class Progress:
+    """A one-line progress report, shown once a run takes over `delay` s and redrawn at most every `every` s."""
+
+    def __init__(
+        self,
+        total: int,
+        stream: TextIO,
+        delay: float = 1.0,
+        every: float = 0.25,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.total, self.stream, self.delay, self.every, self.clock = total, stream, delay, every, clock
+        self.started = clock()
+        self.drawn_at: float | None = None
+
+    def update(self, done: int) -> None:
+        now = self.clock()
+        elapsed = now - self.started
+        if elapsed < self.delay or (self.drawn_at is not None and now - self.drawn_at < self.every):
+            return
+        rate = done / elapsed
+        left = (self.total - done) / rate if rate > 0 else float("inf")
+        eta = f"{left:.0f} s" if left != float("inf") else "?"
+        self.stream.write(f"\r{done}/{self.total} games  {rate:.1f} games/s  ETA {eta}\x1b[K")
+        self.stream.flush()
+        self.drawn_at = now
+
+    def finish(self) -> None:
+        """Erase the line, so the summary starts on a clean one."""
+        if self.drawn_at is not None:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def log_file_name(index: int) -> str:
+    """The log file of game `index` (from 0): a fixed width, so names sort and match whatever the game count."""
+    return f"game-{index + 1:06d}.json"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "upload":
@@ -87,24 +139,32 @@ def main(argv: list[str] | None = None) -> int:
             "use it only for your own bot.",
             file=sys.stderr,
         )
-    on_game = None
     if args.log_dir is not None:
         args.log_dir.mkdir(parents=True, exist_ok=True)
-        width = len(str(spec.games))
+    show_progress = args.progress if args.progress is not None else sys.stderr.isatty() and not args.json
+    progress = Progress(spec.games, sys.stderr) if show_progress else None
+    done = 0
 
-        def on_game(result):  # noqa: ANN001 - a GameResult
-            path = args.log_dir / f"game-{result.index + 1:0{width}d}.json"
-            path.write_text(result.log_json + "\n", encoding="utf-8")
+    def on_game(result):  # noqa: ANN001 - a GameResult
+        nonlocal done
+        done += 1
+        if args.log_dir is not None:
+            (args.log_dir / log_file_name(result.index)).write_text(result.log_json + "\n", encoding="utf-8")
+        if progress is not None:
+            progress.update(done)
 
     try:
         result = run_match(spec, on_game)
     except Exception as error:  # a bot that cannot even be set up (missing bwrap, unreadable file)
         print(f"error: {error}", file=sys.stderr)
         return 2
+    finally:
+        if progress is not None:
+            progress.finish()
     summary = summarize(result)
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_quietly_on_broken_pipe(main))

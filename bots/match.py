@@ -268,7 +268,10 @@ def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, 
             raw, elapsed = owner.player.play(state.observation(seat), tc.turn + banks[seat])
         except BotFailure as failure:
             owner.failed(failure)
-            state.forfeit(seat, failure.termination, _failure_detail(failure))
+            detail = failure.detail  # never its stderr: the log is public, stderr is for the bot's owner only
+            if failure.termination == Termination.TIMEOUT:
+                detail += f"; the limit was {tc.turn:.2f} s per turn plus {banks[seat]:.2f} s left in its bank"
+            state.forfeit(seat, failure.termination, detail)
             break
         banks[seat] -= max(0.0, elapsed - tc.turn)
         try:
@@ -307,7 +310,7 @@ def _start_game(spec: MatchSpec, state: games.GameState, seats: list[_Seat], sea
         except BotFailure as failure:
             owner.failed(failure)
             if state.outcome is None:
-                state.forfeit(seat, failure.termination, _failure_detail(failure))
+                state.forfeit(seat, failure.termination, failure.detail)
 
 
 def _forfeit_unavailable(state: games.GameState, seat: int, owner: _Seat) -> None:
@@ -318,11 +321,3 @@ def _forfeit_unavailable(state: games.GameState, seat: int, owner: _Seat) -> Non
         detail = f"{owner.bot.label} is not running"
         termination = Termination.CRASH
     state.forfeit(seat, termination, detail)
-
-
-def _failure_detail(failure: BotFailure) -> str:
-    if failure.stderr_tail:
-        tail = failure.stderr_tail.strip().splitlines()[-1:]
-        if tail:
-            return f"{failure.detail} (stderr: {tail[0][:300]})"
-    return failure.detail

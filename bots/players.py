@@ -104,7 +104,7 @@ class InProcessPlayer:
             raise BotFailure(Termination.CRASH, f"play raised {error!r}") from error
         elapsed = time.perf_counter() - started
         if elapsed > timeout:
-            raise BotFailure(Termination.TIMEOUT, f"turn took {elapsed:.3f}s, limit {timeout:.3f}s")
+            raise BotFailure(Termination.TIMEOUT, f"the turn took {elapsed:.2f} s")
         return turn, elapsed
 
     def take_stderr(self) -> str:

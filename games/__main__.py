@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -60,5 +61,17 @@ def _checked_log(path: Path) -> tuple[dict, Outcome] | int:
         return 1
 
 
+def exit_quietly_on_broken_pipe(main_function) -> int:  # noqa: ANN001 - a () -> int
+    """Run `main_function`; a reader that stops early (`| head`) ends the run quietly, as in the Python docs' recipe."""
+    try:
+        code = main_function()
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # Python flushes stdout again at exit; pointing it at devnull keeps that flush from raising a second time.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_quietly_on_broken_pipe(main))

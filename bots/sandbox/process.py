@@ -270,7 +270,7 @@ class SandboxProcess:
                 if not self.announced:  # no code of the bot's has run yet: the host is at fault
                     self.kill()
                     raise SandboxUnavailable(f"the sandbox did not start within {timeout:.3f}s")
-                self._fail(Termination.TIMEOUT, f"no reply to {kind!r} within {timeout:.3f}s")
+                self._fail(Termination.TIMEOUT, f"no reply to {kind!r} within {timeout:.2f} s")
             for fd, _ in self.poller.poll(remaining * 1000 + 1):  # ms, rounded up: never wake too early
                 if fd == self.stdin:
                     self.outgoing = self._write(self.outgoing, kind)

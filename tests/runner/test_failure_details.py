@@ -1,0 +1,74 @@
+"""What a forfeit's detail says: a timeout explains the turn time against the turn limit plus the bank; a crash
+names its exception once and keeps the bot's stderr out of the (public) game log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import bots.match
+from bots.match import BotSpec, MatchSpec, TimeControl, run_match
+from bots.players import BotFailure
+from games import Termination
+
+TRACEBACK = 'Traceback (most recent call last):\n  File "bot.py", line 3, in play\nValueError: boom secret-7\n'
+
+
+class CrashingPlayer:
+    """A player whose turns raise, reporting the traceback on stderr as the sandbox does."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.version = None
+
+    def launch(self, timeout: float) -> None:
+        return None
+
+    def start(self, timeout: float) -> None:
+        return None
+
+    def new_game(self, info: dict[str, Any], timeout: float) -> None:
+        return None
+
+    def play(self, observation: dict[str, Any], timeout: float) -> tuple[Any, float]:
+        raise BotFailure(Termination.CRASH, "play raised ValueError: boom secret-7", stderr_tail=TRACEBACK)
+
+    def take_stderr(self) -> str:
+        return ""
+
+    def close(self) -> None:
+        return None
+
+
+def test_a_crash_names_its_exception_once_and_its_stderr_stays_out_of_the_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_make_player = bots.match.make_player
+
+    def make_player(bot: BotSpec, spec: MatchSpec) -> Any:
+        return CrashingPlayer(bot.label) if bot.ref == "crasher" else real_make_player(bot, spec)
+
+    monkeypatch.setattr(bots.match, "make_player", make_player)
+    spec = MatchSpec("face-to-face", [BotSpec("house:greedy"), BotSpec("crasher", version="sha256:c")], games=1)
+    result = run_match(spec)
+    game = result.games[0]
+    assert game.outcome.detail == "play raised ValueError: boom secret-7"
+    assert "Traceback" not in game.log_json and game.log_json.count("secret-7") == 1
+    assert TRACEBACK.strip() in game.stderr[1]  # the owner still sees it, once
+
+
+def test_a_timeout_explains_the_turn_time_against_the_limit_and_the_bank(tmp_path: Path) -> None:
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\n\ndef play(observation):\n    time.sleep(0.4)\n", encoding="utf-8")
+    spec = MatchSpec(
+        "face-to-face",
+        [BotSpec(str(slow)), BotSpec("house:greedy")],
+        games=1,
+        time_control=TimeControl(0.05, 0.1, 5.0),
+        sandbox=False,
+    )
+    outcome = run_match(spec).games[0].outcome
+    assert outcome.termination == Termination.TIMEOUT
+    took = outcome.detail
+    assert took.startswith("the turn took 0.4"), took
+    assert took.endswith(" s; the limit was 0.05 s per turn plus 0.10 s left in its bank"), took
