@@ -78,7 +78,7 @@ def run_bench(*extra: str) -> str:
         sys.executable, "bench/scale.py", "--bots", "20", "--games", "2000", "--logs", "600",
         "--database", DATABASE, "--postgres", SERVER, "--port", str(free_port()),
         "--seconds", "1", "--requests", "10", "--rounds", "1", "--clients", "2",
-        "--catchup-matches", "30", "--storers", "2", "--broker", BROKER, *extra,
+        "--catchup-matches", "30", "--paced-seconds", "2", "--storers", "2", "--broker", BROKER, *extra,
     ]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -104,7 +104,8 @@ def test_fills_serves_and_measures_a_small_league(scale_database, tmp_path):
     for page in ("home", "ladder face-to-face", "ladder the-game", "ladder extreme", "bot (busiest)", "match"):
         assert any(line.startswith(page) and " p95 " in line for line in lines), f"{page} not timed:\n{output}"
     assert any(line.startswith("game log") and " p95 " in line for line in lines), output
-    assert any(line.startswith("rating catch-up: 30 rated matches") for line in lines), output
+    assert any(line.startswith("rating catch-up, flat out: 30 rated matches") for line in lines), output
+    assert any(line.startswith("rating lag at 20 matches/s: ") for line in lines), output
     assert any("PASS" in line or "MISS" in line for line in lines)
     assert lines[-1].startswith("p95 ms: home "), lines[-1]
 
