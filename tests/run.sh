@@ -30,4 +30,6 @@ fi
 DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena CELERY_BROKER_URL=redis://127.0.0.1:6379/0 \
     "$PY" -m pytest -p no:cacheprovider "$@"
 # ... and the league once more on the embedded default: SQLite and the filesystem broker.
-env -u DATABASE_URL -u CELERY_BROKER_URL "$PY" -m pytest -p no:cacheprovider tests/league
+# (The browser tests ran above; what they look at does not depend on the database.)
+env -u DATABASE_URL -u CELERY_BROKER_URL "$PY" -m pytest -p no:cacheprovider tests/league \
+    --ignore-glob='tests/league/test_browser_*' --ignore=tests/league/test_page_layout.py
