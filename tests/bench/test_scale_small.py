@@ -119,8 +119,9 @@ def test_fills_serves_and_measures_a_small_league(scale_database, tmp_path):
         [sys.executable, "-c", CHECK], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "checked 2300 games, 4600 seats" in checked.stdout  # the catch-up's 30 matches of 10 games included
+    # The catch-up adds 30 matches of 10 games flat out, then 40 (2 s at 20 a second) paced.
+    assert "checked 2700 games, 5400 seats" in checked.stdout
 
     again = run_bench("--work-dir", str(tmp_path), "--reuse", "--skip-pages", "--skip-catchup")
     assert f"reusing {scale_database}" in again
-    assert "it also holds the 30 rated matches earlier catch-ups stored" in again
+    assert "it also holds the 70 rated matches earlier catch-ups stored" in again
