@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+import sys
 import time
 from pathlib import Path
 
@@ -47,7 +48,9 @@ def test_reading_host_files_finds_nothing(attack, tmp_path, monkeypatch):
     found = result.turn["found"]
     for path in [*paths, "/etc/passwd", "/etc/shadow", "/proc/1/environ"]:
         assert found[path].startswith(DENIED), (path, found[path])
-    assert found["listing /"] == ["bot", "dev", "harness", "lib", "lib64", "root", "tmp", "usr"]
+    # The Python runtime is bound where it lives on the host: /usr for Debian's, /root for a pyenv one.
+    runtime_top = Path(sys.base_prefix).resolve().parts[1]
+    assert found["listing /"] == sorted({"bot", "dev", "harness", "lib", "lib64", "tmp", "usr", runtime_top})
     assert not {"SECRET_KEY", "DATABASE_URL"} & set(found["environ"])
     assert secret not in repr(result.turn) + result.log
 
