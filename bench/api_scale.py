@@ -7,7 +7,8 @@ Nothing is written (no migration either: the database must already be at this co
 requested twice to warm up, then `--repeat` times by an anonymous client and, for the lists whose query depends on
 who asks, by a signed-in non-staff owner; prints p50 / p95 wall time, median CPU time and the query count per URL,
 and PASS or MISS against the goal (p95 <= 100 ms). Request rates are lifted so throttling does not interfere.
-The same URLs belong in bench/scale.py's gunicorn timings.
+The same URLs belong in bench/scale.py's gunicorn timings. The co-op lists are timed when the database holds a
+co-op season (bench/coop_scale_fill.py adds one at scale).
 """
 
 from __future__ import annotations
@@ -25,7 +26,24 @@ sys.path.insert(0, str(ROOT))  # before bench/, whose league.py would shadow the
 GOAL_MS = 100.0
 
 
+COOP_URLS = [
+    "/api/seasons/",
+    "/api/seasons/{season}/",
+    "/api/seasons/{season}/deals/",
+    "/api/seasons/{season}/deals/?page=15",
+    "/api/seasons/{season}/deals/{deal}/",
+    "/api/seasons/{season}/deals/{deal}/?players={team}&page=2",
+    "/api/seasons/{season}/results/",
+    "/api/seasons/{season}/results/?players={team}&page=4",
+    "/api/seasons/{season}/results/?bot={coop_bot}",
+    "/api/seasons/{season}/leaderboard/",
+    "/api/seasons/{season}/leaderboard/?players={team}&page=4",
+    "/api/seasons/{season}/leaderboard/?page_size=200",
+]
+
+
 def urls(ids: dict) -> list[str]:
+    coop = COOP_URLS if "season" in ids else []
     return [
         "/api/users/",
         "/api/users/{user}/",
@@ -49,14 +67,16 @@ def urls(ids: dict) -> list[str]:
         "/api/leaderboards/face-to-face/",
         "/api/leaderboards/face-to-face/?page=10",
         "/api/leaderboards/face-to-face/?page_size=200",
+        *coop,
     ]
 
 
 def pick_ids() -> dict:
-    """The busiest bot (most match entries), its newest version, the biggest tournament, the newest match and game."""
+    """The busiest bot (most match entries), its newest version, the biggest tournament, the newest match and game;
+    the current co-op season with the most results, a deal in its middle, its largest team size and a bot on it."""
     from django.db.models import Count
 
-    from league.arena.models import Bot, Game, Match, MatchEntry, Tournament
+    from league.arena.models import Bot, Game, Match, MatchEntry, Season, SeasonStanding, Tournament
 
     busiest = (
         MatchEntry.objects.values("version__bot_id")
@@ -67,7 +87,17 @@ def pick_ids() -> dict:
     bot = Bot.objects.select_related("owner").get(pk=busiest[0])
     tournament = Tournament.objects.annotate(n=Count("entries")).order_by("-n").first()
     match = Match.objects.filter(status=Match.Status.DONE).exclude(kind=Match.Kind.VALIDATION).order_by("-pk").first()
-    return {
+    season = Season.objects.filter(current=True).annotate(n=Count("results")).order_by("-n").first()
+    coop = {}
+    if season is not None:  # filled by bench/coop_scale_fill.py
+        coop_bot = SeasonStanding.objects.filter(season=season).order_by("-deals", "version_id").first()
+        coop = {
+            "season": season.pk,
+            "deal": season.deals // 2,
+            "team": season.team_sizes[-1],
+            "coop_bot": coop_bot.version.bot_id if coop_bot else 0,
+        }
+    return coop | {
         "bot": bot.pk,
         "bot_owner": bot.owner,
         "user": bot.owner.username,

@@ -131,11 +131,11 @@ def main() -> None:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    from league.arena.workers import worker_command
+    from league.arena.workers import league_queues, worker_command
 
     worker_log = open(Path(data_dir) / "worker.log", "wb")
     worker = subprocess.Popen(
-        worker_command(1, "--queues", env["ARENA_QUEUE"], "--hostname", f"bench-api-{os.getpid()}@%h"),
+        worker_command(1, "--queues", league_queues(env["ARENA_QUEUE"]), "--hostname", f"bench-api-{os.getpid()}@%h"),
         cwd=ROOT,
         env=env,
         stdout=worker_log,

@@ -35,7 +35,7 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
-from league.arena import history, refits  # noqa: E402
+from league.arena import history  # noqa: E402
 from league.arena.models import Bot, PairResult, SeatResult  # noqa: E402
 
 
@@ -98,9 +98,9 @@ def main() -> None:
     game = bots["busiest"].game
     fitted = {pk: r for pk, r in _current_ratings(game).items()}
     cpu, wall = time.process_time(), time.perf_counter()
-    points = history.new_points(game, fitted, refits.timezone.now())
+    _, points = history.next_points(history.last_points(game), fitted)
     print(
-        f"history.new_points over {len(fitted)} rated versions: {1000 * (time.perf_counter() - wall):.1f} ms wall, "
+        f"history.next_points over {len(fitted)} rated versions: {1000 * (time.perf_counter() - wall):.1f} ms wall, "
         f"{1000 * (time.process_time() - cpu):.1f} ms cpu, {len(points)} points to write (0 expected: nothing moved)"
     )
     print(f"load average {os.getloadavg()}")

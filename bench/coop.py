@@ -15,15 +15,16 @@ and PASS/MISS against the goal (--goal seconds, 300 by default).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import resource
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,35 +53,23 @@ def loadavg() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
-def start_worker(workers: int, data_dir: Path) -> tuple[subprocess.Popen, Path]:
-    from league.arena.workers import worker_command
+def _league_bench() -> ModuleType:
+    """bench/league.py (its worker start and stop), under a name that leaves `league` to the Django project."""
+    spec = importlib.util.spec_from_file_location("league_bench", ROOT / "bench" / "league.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
+
+def start_worker(workers: int, data_dir: Path) -> tuple[subprocess.Popen, Path]:
+    """The league's worker with its beat (the season's chunks are scheduled by the clock)."""
     log_path = data_dir / "worker.log"
-    command = worker_command(workers, "--queues", os.environ["ARENA_QUEUE"], "--beat")
-    command += ["--schedule", str(data_dir / "beat")]
-    with open(log_path, "wb") as log:
-        worker = subprocess.Popen(
-            command, cwd=ROOT, env=dict(os.environ), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    deadline = time.monotonic() + 60
-    while b" ready." not in log_path.read_bytes():
-        if worker.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit(f"the worker did not start:\n{log_path.read_text()[-3000:]}")
-        time.sleep(0.2)
+    worker = _league_bench().start_worker(workers, log_path, "--beat", "--schedule", str(data_dir / "beat"))
     return worker, log_path
 
 
 def stop_worker(worker: subprocess.Popen) -> None:
-    worker.send_signal(signal.SIGQUIT)
-    try:
-        worker.wait(20)
-    except subprocess.TimeoutExpired:
-        pass
-    try:
-        os.killpg(worker.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    worker.wait()
+    _league_bench().stop_worker(worker)
 
 
 def wait(what: str, check, worker: subprocess.Popen, log_path: Path, timeout: float) -> None:

@@ -61,7 +61,6 @@ def run_once(args: argparse.Namespace, workers: int, mode: str, data_dir: Path, 
 
     from league.arena import tournaments
     from league.arena.models import Tournament, TournamentEntry
-    from league.arena.workers import worker_command
 
     call_command("migrate", interactive=False, verbosity=0)
     refs = args.house.split(",")
@@ -72,21 +71,8 @@ def run_once(args: argparse.Namespace, workers: int, mode: str, data_dir: Path, 
     TournamentEntry.objects.bulk_create([TournamentEntry(tournament=tournament, bot=bot) for bot in bots])
 
     log_path = data_dir / f"worker-{workers}.log"
-    with open(log_path, "wb") as log:
-        worker = subprocess.Popen(
-            worker_command(workers, "--queues", os.environ["ARENA_QUEUE"]),
-            cwd=ROOT,
-            env=dict(os.environ),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    worker = start_worker(workers, log_path)
     try:
-        deadline = time.monotonic() + 60
-        while b" ready." not in log_path.read_bytes():
-            if worker.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the worker did not start:\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.2)
         if mode == "sandboxed":
             await_validation(bots, worker, log_path, args.timeout)
         load = os.getloadavg()[0]
@@ -106,16 +92,7 @@ def run_once(args: argparse.Namespace, workers: int, mode: str, data_dir: Path, 
         cpu = tree_cpu_seconds(worker.pid) - cpu_before
         load = max(load, os.getloadavg()[0])
     finally:
-        worker.send_signal(signal.SIGQUIT)
-        try:
-            worker.wait(20)
-        except subprocess.TimeoutExpired:
-            pass
-        try:
-            os.killpg(worker.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        worker.wait()
+        stop_worker(worker)
     # the worker and its pool once reaped: start-up (and, sandboxed, the validation games) included
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     played, planned = tournament.progress()
@@ -134,6 +111,44 @@ def run_once(args: argparse.Namespace, workers: int, mode: str, data_dir: Path, 
         "games_per_cpu_second": round(played / cpu, 1),
         "load": round(load, 2),
     }
+
+
+def start_worker(concurrency: int, log_path: Path, *options: str) -> subprocess.Popen:
+    """A Celery worker with `concurrency` pool processes on all the league's queues (see ARENA_QUEUE) and these
+    further `options`, in its own session, logging to `log_path`; returns once it says it is ready."""
+    from league.arena.workers import league_queues, worker_command
+
+    queue = os.environ["ARENA_QUEUE"]
+    with open(log_path, "wb") as log:
+        worker = subprocess.Popen(
+            worker_command(concurrency, "--queues", league_queues(queue), *options),
+            cwd=ROOT,
+            env=dict(os.environ),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + 60
+    while b" ready." not in log_path.read_bytes():
+        if worker.poll() is not None or time.monotonic() > deadline:
+            stop_worker(worker)
+            raise SystemExit(f"the worker did not start:\n{log_path.read_text()[-3000:]}")
+        time.sleep(0.2)
+    return worker
+
+
+def stop_worker(worker: subprocess.Popen) -> None:
+    """Stop the worker and everything in its session (sandboxes included), and reap it."""
+    worker.send_signal(signal.SIGQUIT)
+    try:
+        worker.wait(20)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(worker.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    worker.wait()
 
 
 def tree_cpu_seconds(pid: int) -> float:

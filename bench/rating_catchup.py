@@ -155,9 +155,10 @@ def _monitor(game: str, stop: threading.Event, seen: list[tuple[float, int]]) ->
 def _start_worker(concurrency: int, log_path: Path) -> subprocess.Popen:
     from django.conf import settings
 
-    from league.arena.workers import worker_command
+    from league.arena.workers import league_queues, worker_command
 
-    command = worker_command(concurrency, "--queues", settings.CELERY_TASK_DEFAULT_QUEUE, "--pool", "prefork")
+    queues = league_queues(settings.CELERY_TASK_DEFAULT_QUEUE)
+    command = worker_command(concurrency, "--queues", queues, "--pool", "prefork")
     environment = dict(os.environ, ARENA_LADDER_MAX_PENDING="0")
     with open(log_path, "wb") as log:
         return subprocess.Popen(command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT)

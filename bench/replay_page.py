@@ -10,7 +10,9 @@ Prints, against the goals of issue 12:
   snapshots; the rest is queries, template and Django);
 - first render in Chromium: navigation start to the board built (the page's `replay-drawn` performance mark)
   and painted (`replay-painted`, two animation frames later), the page served by gunicorn (2 workers, DEBUG off,
-  static files by WhiteNoise, persistent connections), with a cold cache and on reload;
+  static files by WhiteNoise, persistent connections), with a cold cache in a new browser context (Chromium
+  starts a renderer process first), on reload, and following a link from another page of the site with the
+  HTTP cache off (what a reader opening a game from a match page waits for);
 - page weight: the HTML plus the replay's script and style sheet, as sent and gzipped.
 
 No game of these rules reaches 120 turns: every turn places at least one card (two in Face to Face, and in the
@@ -243,8 +245,9 @@ def first_render(game_id: int, database_url: str, data_dir: str, loads: int) -> 
         env=env,
     )
     url = f"http://127.0.0.1:{port}/games/{game_id}/"
-    drawn = "performance.getEntriesByName('replay-drawn')[0].startTime"
-    painted = "performance.getEntriesByName('replay-painted')[0]?.startTime"
+    # Functions, not expressions: Playwright evaluates an expression with eval, which the site's policy refuses.
+    drawn = "() => performance.getEntriesByName('replay-drawn')[0].startTime"
+    painted = "() => performance.getEntriesByName('replay-painted')[0]?.startTime"
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -255,7 +258,15 @@ def first_render(game_id: int, database_url: str, data_dir: str, loads: int) -> 
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise SystemExit("gunicorn did not start") from None
                 time.sleep(0.2)
-        runs: dict[str, list[float]] = {"cold": [], "cold_paint": [], "warm": [], "warm_paint": [], "busy": []}
+        runs: dict[str, list[float]] = {
+            "cold": [],
+            "cold_paint": [],
+            "warm": [],
+            "warm_paint": [],
+            "in_site": [],
+            "in_site_paint": [],
+            "busy": [],
+        }
 
         def record(page, kind: str) -> None:
             page.wait_for_function(painted)
@@ -277,6 +288,12 @@ def first_render(game_id: int, database_url: str, data_dir: str, loads: int) -> 
                 runs["busy"].append(metrics["TaskDuration"] * 1000)
                 page.reload()
                 record(page, "warm")
+                # Following a link from another page of the site (the renderer is up) with the HTTP cache off.
+                devtools.send("Network.enable")
+                devtools.send("Network.setCacheDisabled", {"cacheDisabled": True})
+                page.goto(url.split("/games/")[0] + "/")
+                page.goto(url)
+                record(page, "in_site")
                 context.close()
             browser.close()
         return runs
@@ -365,11 +382,12 @@ def main() -> None:
             )
             render = first_render(game_id, url, data_dir, args.loads)
             goal = verdict(percentile(render["cold_paint"], 0.95), GOALS["first_render_ms"])
-            print(f"first render, cold cache: board built {summary(render['cold'])}")
-            print(
-                f"                          board painted {summary(render['cold_paint'])}  ({args.loads} loads)  {goal}"
-            )
-            print(f"  renderer main-thread time of the cold load: {summary(render['busy'])}")
+            print(f"first render, new browser context, cold cache: board built {summary(render['cold'])}")
+            print(f"  (a renderer process starts first)          board painted {summary(render['cold_paint'])}  {goal}")
+            print(f"  renderer main-thread time of that load: {summary(render['busy'])}")
+            goal = verdict(percentile(render["in_site_paint"], 0.95), GOALS["first_render_ms"])
+            print(f"first render, link from a site page, cache off: board built {summary(render['in_site'])}")
+            print(f"                                          board painted {summary(render['in_site_paint'])}  {goal}")
             print(f"first render, reload:     board built {summary(render['warm'])}")
             print(f"                          board painted {summary(render['warm_paint'])}")
             print(f"load after: {Path('/proc/loadavg').read_text().split()[:3]}")

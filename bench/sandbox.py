@@ -6,6 +6,8 @@
     python bench/sandbox.py --only match     # sandboxed vs in-process greedy games/s (bar: >= 25 %)
     python bench/sandbox.py --only boot      # a match's two sandboxes: launched together, started, closed
     python bench/sandbox.py --only tripcpu   # CPU per round trip, runner and sandbox, beside a bare pipe's
+    python bench/sandbox.py --only think     # the same for bots that think 0, 50 and 200 us a turn
+    python bench/sandbox.py --only pairs     # CPU per game of each house pairing, sandboxed and in-process
     python bench/sandbox.py --json           # the figures as JSON
 
 Start-up is timed from SandboxedPlayer.start() (bwrap spawned) to the harness's reply to hello, with the bot
@@ -17,6 +19,11 @@ answers at once with a real Face to Face observation, so what is measured is the
 harness. The CPU per round trip (runner and sandbox, boot subtracted) is set beside the same exchange
 between two bare processes over pipes, which is the floor any two-process design pays. The match compares
 two sandboxed greedy bots with the same two bots in this process, same seeds, in one run.
+The think figure repeats the CPU per round trip for bots that spin a while before answering: on a loaded
+machine the runner and the sandbox lose their caches to other processes while they wait, so a round trip costs
+more CPU the longer the bot thinks (a cost the in-process player never pays). The pairs figure splits a
+match's CPU per game into the runner's and the sandboxes' for each pairing of house bots (the league bench's
+mix), sandboxed (uploaded copies) and in-process, with the turns per game: where a sandboxed game's CPU goes.
 The machine's load is printed too: on a shared machine the figures move with it.
 """
 
@@ -199,6 +206,44 @@ def bench_trip_cpu(bot: Path, turns: int, repeats: int = 3) -> dict[str, float]:
     }
 
 
+def thinking_bot(seconds: float) -> str:
+    """A bot that spins `seconds` of CPU before each (empty) turn."""
+    return (
+        "import time\nTURN = {'plays': []}\n\ndef play(observation):\n"
+        f"    until = time.perf_counter() + {seconds!r}\n    while time.perf_counter() < until:\n        pass\n"
+        "    return TURN\n"
+    )
+
+
+def bench_think(folder: Path, turns: int) -> dict[str, dict[str, float]]:
+    figures = {}
+    for micros in (0, 50, 200):
+        bot = folder / f"think_{micros}.py"
+        bot.write_text(thinking_bot(micros / 1e6))
+        figures[str(micros)] = bench_trip_cpu(bot, turns, repeats=1)
+    return figures
+
+
+def bench_pairs(game_count: int) -> dict[str, dict[str, float]]:
+    figures = {}
+    for first, second in (("greedy", "greedy"), ("random", "random"), ("greedy", "random")):
+        row: dict[str, float] = {}
+        for sandbox in (False, True):
+            files = {"greedy": GREEDY, "random": RANDOM}
+            bots = [BotSpec(str(files[name]) if sandbox else f"house:{name}") for name in (first, second)]
+            spec = MatchSpec(
+                "face-to-face", bots, games=game_count, seed="bench-pairs", duplicate=True, sandbox=sandbox
+            )
+            runner, children = _cpu_seconds(resource.RUSAGE_SELF), _cpu_seconds(resource.RUSAGE_CHILDREN)
+            result = run_match(spec)
+            mode = "sandboxed" if sandbox else "in_process"
+            row[f"{mode}_runner_ms"] = (_cpu_seconds(resource.RUSAGE_SELF) - runner) / game_count * 1e3
+            row[f"{mode}_sandbox_ms"] = (_cpu_seconds(resource.RUSAGE_CHILDREN) - children) / game_count * 1e3
+            row["turns"] = sum(game.turns for game in result.games) / game_count
+        figures[f"{first}-{second}"] = row
+    return figures
+
+
 def bench_match(game_count: int) -> dict[str, float]:
     def games_per_second(sandbox: bool) -> float:
         spec = MatchSpec(
@@ -225,11 +270,11 @@ def bench_match(game_count: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["startup", "boot", "roundtrip", "tripcpu", "match"])
+    parser.add_argument("--only", choices=["startup", "boot", "roundtrip", "tripcpu", "think", "pairs", "match"])
     parser.add_argument("--starts", type=int, default=30)
     parser.add_argument("--matches", type=int, default=20, help="--only boot: matches' worth of sandboxes")
     parser.add_argument("--turns", type=int, default=5000)
-    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--games", type=int, default=200, help="--only match; --only pairs: a tenth of it")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -246,6 +291,10 @@ def main() -> None:
             figures["roundtrip"] = bench_roundtrip(instant, args.turns)
         if args.only in (None, "tripcpu"):
             figures["tripcpu"] = bench_trip_cpu(instant, args.turns)
+        if args.only in (None, "think"):
+            figures["think"] = bench_think(Path(scratch), args.turns // 5)
+        if args.only in (None, "pairs"):
+            figures["pairs"] = bench_pairs(max(args.games // 10, 1))
         if args.only in (None, "match"):
             figures["match"] = bench_match(args.games)
 
@@ -273,6 +322,13 @@ def main() -> None:
               f"runner {row['runner_us']:.1f} us, sandbox {row['sandbox_us']:.1f} us; "
               f"bare processes over pipes: {row['bare_parent_us']:.1f} us"
               f" + {row['bare_child_us']:.1f} us")  # fmt: skip
+    for micros, row in figures.get("think", {}).items():
+        print(f"CPU per round trip, a bot thinking {micros} us a turn ({row['turns']} turns): "
+              f"runner {row['runner_us']:.1f} us, sandbox {row['sandbox_us']:.1f} us (thinking included)")  # fmt: skip
+    for pairing, row in figures.get("pairs", {}).items():
+        print(f"{pairing}, {max(args.games // 10, 1)} games of {row['turns']:.1f} turns: CPU per game in-process "
+              f"{row['in_process_runner_ms']:.2f} ms; sandboxed: runner {row['sandboxed_runner_ms']:.2f} ms + "
+              f"sandboxes {row['sandboxed_sandbox_ms']:.2f} ms (start-up included)")  # fmt: skip
     if "match" in figures:
         row = figures["match"]
         print(f"greedy vs greedy, {row['games']} Face to Face games: in-process {row['in_process_games_per_s']:.1f}"

@@ -22,9 +22,11 @@ import games
 from bots.house import is_house_ref, load_house_bot, parse_ref
 from bots.house.versions import house_version
 from bots.players import BotFailure, InProcessPlayer, Player
+from bots.reply_bounds import storable_text, turn_problem
 from games import FACE_TO_FACE, IllegalTurn, Outcome, Termination
 
 if TYPE_CHECKING:  # the sandbox package is imported only when a match has a file bot to sandbox
+    from bots.sandbox.limits import SandboxLimits
     from bots.sandbox.unpack import UnpackLimits
 
 STDERR_CAP = 64 * 1024
@@ -78,6 +80,7 @@ class MatchSpec:
     max_failures: int = 3
     options: dict[str, Any] = field(default_factory=dict)
     unpack_limits: UnpackLimits | None = None  # what an uploaded bot may be; None: the unpacker's defaults
+    sandbox_limits: SandboxLimits | None = None  # what a sandboxed bot may use; None: SandboxLimits()
     first_deal: int = 0  # game i plays deal first_deal + its deal number: a chunk of a longer list of deals
 
     def seat_count(self) -> int:
@@ -168,7 +171,13 @@ def make_player(bot: BotSpec, spec: MatchSpec) -> Player:
     if spec.sandbox:
         from bots.sandbox import SandboxedPlayer
 
-        return SandboxedPlayer(path, name=bot.label, version=bot.resolved_version(), unpack_limits=spec.unpack_limits)
+        return SandboxedPlayer(
+            path,
+            name=bot.label,
+            version=bot.resolved_version(),
+            limits=spec.sandbox_limits,
+            unpack_limits=spec.unpack_limits,
+        )
     from bots.unsafe import load_unsandboxed
 
     return InProcessPlayer(load_unsandboxed(path), bot.label, bot.resolved_version())
@@ -184,6 +193,7 @@ class _Seat:
         self.failures = 0
         self.last_failure: BotFailure | None = None
         self.launched = False  # the player exists but start() has not returned yet
+        self.trusted = bot.is_house  # a house bot's turns need no bounds check (it costs ~10 us a turn)
 
     @property
     def retired(self) -> bool:
@@ -266,9 +276,13 @@ def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, 
             break
         try:
             raw, elapsed = owner.player.play(state.observation(seat), tc.turn + banks[seat])
+            problem = None if owner.trusted else turn_problem(raw)
+            if problem is not None:
+                raise BotFailure(Termination.PROTOCOL_ERROR, f"its turn {problem}")
         except BotFailure as failure:
             owner.failed(failure)
-            detail = failure.detail  # never its stderr: the log is public, stderr is for the bot's owner only
+            # never its stderr: the log is public, stderr is for the bot's owner only
+            detail = storable_text(failure.detail)
             if failure.termination == Termination.TIMEOUT:
                 detail += f"; the limit was {tc.turn:.2f} s per turn plus {banks[seat]:.2f} s left in its bank"
             state.forfeit(seat, failure.termination, detail)
@@ -285,7 +299,7 @@ def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, 
             text += seats[bot_index].last_failure.stderr_tail
             seats[bot_index].last_failure.stderr_tail = ""  # shown once; its termination labels later forfeits
         if text:
-            game_stderr[bot_index] = text[-STDERR_CAP:]
+            game_stderr[bot_index] = storable_text(text, STDERR_CAP, tail=True)
     log_json = games.dumps_log(state.log.to_json())
     return GameResult(index, deal, log_json, state.outcome, seat_bots, state.turn_number, game_stderr)
 
@@ -310,7 +324,7 @@ def _start_game(spec: MatchSpec, state: games.GameState, seats: list[_Seat], sea
         except BotFailure as failure:
             owner.failed(failure)
             if state.outcome is None:
-                state.forfeit(seat, failure.termination, failure.detail)
+                state.forfeit(seat, failure.termination, storable_text(failure.detail))
 
 
 def _forfeit_unavailable(state: games.GameState, seat: int, owner: _Seat) -> None:

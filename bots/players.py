@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 import time
+import traceback
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
@@ -69,6 +70,12 @@ def load_module_from_file(path: Path, module_name: str) -> ModuleType:
     return module
 
 
+def _crash(where: str, error: Exception) -> BotFailure:
+    """A bot's exception: its type for the (public) game log, its traceback for the owner, as in the sandbox."""
+    trace = "".join(traceback.format_exception(error))
+    return BotFailure(Termination.CRASH, f"{where} raised {type(error).__name__}", stderr_tail=trace)
+
+
 class InProcessPlayer:
     """Runs a trusted bot module in this process: house bots, or an author's bot without a sandbox.
 
@@ -94,14 +101,14 @@ class InProcessPlayer:
             try:
                 self._new_game(info)
             except Exception as error:  # a bot's bug is a crash, never the runner's
-                raise BotFailure(Termination.CRASH, f"new_game raised {error!r}") from error
+                raise _crash("new_game", error) from error
 
     def play(self, observation: dict[str, Any], timeout: float) -> tuple[Any, float]:
         started = time.perf_counter()
         try:
             turn = self.module.play(observation)
         except Exception as error:
-            raise BotFailure(Termination.CRASH, f"play raised {error!r}") from error
+            raise _crash("play", error) from error
         elapsed = time.perf_counter() - started
         if elapsed > timeout:
             raise BotFailure(Termination.TIMEOUT, f"the turn took {elapsed:.2f} s")

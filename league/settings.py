@@ -168,6 +168,22 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+# --- E-mail (password resets): printed to the log unless EMAIL_HOST names an SMTP server -------------
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)  # TLS from the first byte, usually port 465
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", not EMAIL_USE_SSL)  # STARTTLS, usually port 587
+if EMAIL_USE_SSL and EMAIL_USE_TLS:
+    raise ImproperlyConfigured("EMAIL_USE_SSL and EMAIL_USE_TLS are both true: set one (465: SSL; 587: TLS)")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "webmaster@localhost")
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT_HOURS", 24, minimum=1) * 3600
+
 # --- Request and upload limits, throttles ---------------------------------------------------
 # Uploads above this stay on disk while the request is handled (Django deletes them afterwards).
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
@@ -175,6 +191,8 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 ARENA_UPLOADS_PER_HOUR = env_int("ARENA_UPLOADS_PER_HOUR", 30, minimum=1)
 ARENA_SIGNUPS_PER_HOUR = env_int("ARENA_SIGNUPS_PER_HOUR", 5, minimum=1)
+# Password reset requests per hour, counted per address and per e-mail address asked for.
+ARENA_PASSWORD_RESETS_PER_HOUR = env_int("ARENA_PASSWORD_RESETS_PER_HOUR", 5, minimum=1)
 # Failed logins: after this many for one account, or from one address, both are refused for the cool-off.
 AXES_FAILURE_LIMIT = env_int("ARENA_LOGIN_FAILURE_LIMIT", 10, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("ARENA_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
@@ -208,32 +226,73 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# A match playing when the broker goes away plays on and stores its results (the database, not the broker, says
+# what is done); Celery 6 would cancel it instead. A worker starting before the broker waits for it.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = env_str("ARENA_QUEUE", "arena")
 # Validation matches have a queue of their own, so a flood of uploads never waits in front of ladder and tournament
-# matches (nor they in front of a new version). A worker started without --queues consumes both.
+# matches (nor they in front of a new version). Scrims (owners' unrated match requests) have a queue of their own
+# too, below everything else: they are put on it only while no ladder, tournament or validation match waits, a few
+# at a time (league/arena/scrims.py). The short control tasks (refits, finishing tournaments, the clock's periodic
+# ones, the upkeep above all) have one too, and on Redis the highest priority (0; matches have 6), so a worker takes
+# them before its next match however many a tournament queued. A worker without --queues consumes all.
 ARENA_VALIDATION_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.validation"
-CELERY_TASK_QUEUES = [Queue(CELERY_TASK_DEFAULT_QUEUE), Queue(ARENA_VALIDATION_QUEUE)]
-CELERY_TASK_ROUTES = {"league.arena.tasks.play_validation": {"queue": ARENA_VALIDATION_QUEUE}}
+ARENA_SCRIM_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.scrim"
+ARENA_CONTROL_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.control"
+CELERY_TASK_QUEUES = [
+    Queue(CELERY_TASK_DEFAULT_QUEUE),
+    Queue(ARENA_VALIDATION_QUEUE),
+    Queue(ARENA_SCRIM_QUEUE),
+    Queue(ARENA_CONTROL_QUEUE),
+]
+_MATCHES = {"priority": 6}
+_CONTROL = {"queue": ARENA_CONTROL_QUEUE, "priority": 0}
+CELERY_TASK_ROUTES = {
+    "league.arena.tasks.play_match": {"queue": CELERY_TASK_DEFAULT_QUEUE, **_MATCHES},
+    "league.arena.tasks.play_validation": {"queue": ARENA_VALIDATION_QUEUE, **_MATCHES},
+    "league.arena.tasks.play_scrim": {"queue": ARENA_SCRIM_QUEUE, **_MATCHES},
+    **{
+        f"league.arena.tasks.{name}": _CONTROL
+        for name in (
+            "refit_ratings",
+            "start_tournament",
+            "finish_tournament",
+            "start_due_tournaments",
+            "schedule_ladder",
+            "schedule_challenges",
+            "release_scrims",
+            "upkeep",
+        )
+    },
+}
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+
+
+def _every(task: str, seconds: int) -> dict:
+    # A tick not run before the next is due is dropped (workers down for a while do not find a pile of them).
+    return {
+        "task": f"league.arena.tasks.{task}",
+        "schedule": timedelta(seconds=seconds),
+        "options": {"expires": seconds},
+    }
+
+
 CELERY_BEAT_SCHEDULE = {
-    "ladder": {
-        "task": "league.arena.tasks.schedule_ladder",
-        "schedule": timedelta(seconds=env_int("ARENA_LADDER_INTERVAL", 30, minimum=1)),
-    },
-    "challenges": {
-        "task": "league.arena.tasks.schedule_challenges",
-        "schedule": timedelta(seconds=env_int("ARENA_COOP_INTERVAL", 10, minimum=1)),
-    },
-    "tournaments": {"task": "league.arena.tasks.start_due_tournaments", "schedule": timedelta(seconds=10)},
-    "sweep": {
-        "task": "league.arena.tasks.requeue_lost_matches",
-        "schedule": timedelta(seconds=env_int("ARENA_SWEEP_INTERVAL", 60, minimum=1)),
-    },
+    "ladder": _every("schedule_ladder", env_int("ARENA_LADDER_INTERVAL", 30, minimum=1)),
+    "challenges": _every("schedule_challenges", env_int("ARENA_COOP_INTERVAL", 10, minimum=1)),
+    "tournaments": _every("start_due_tournaments", 10),
+    "scrims": _every("release_scrims", env_int("ARENA_SCRIM_INTERVAL", 10, minimum=1)),
+    # Everything a lost task would have done, re-derived from the database (league/arena/upkeep.py).
+    "upkeep": _every("upkeep", env_int("ARENA_SWEEP_INTERVAL", 3, minimum=1)),
 }
 
 # --- The arena ----------------------------------------------------------------------------
 ARENA_CACHE_DIR = Path(env_str("ARENA_CACHE_DIR", str(DATA_DIR / "cache")))
 ARENA_SANDBOX = env_bool("ARENA_SANDBOX", True)
+# true: run uploaded bots even where the worker cannot create cgroups (a container): rlimits alone then bound
+# them, and memory held outside the address space is not (docs/operators.md). false: such a worker refuses.
+ARENA_SANDBOX_WITHOUT_CGROUPS = env_bool("ARENA_SANDBOX_WITHOUT_CGROUPS", False)
 ARENA_MAX_PY_BYTES = env_int("ARENA_MAX_PY_BYTES", 1 << 20, minimum=1)
 ARENA_MAX_ZIP_BYTES = env_int("ARENA_MAX_ZIP_BYTES", 10 << 20, minimum=1)
 # The largest request body accepted at all; a larger Content-Length is answered 413 before the body is read
@@ -259,7 +318,8 @@ ARENA_LADDER_MAX_PENDING = env_int("ARENA_LADDER_MAX_PENDING", 4, minimum=0)
 ARENA_TURN_SECONDS = env_float("ARENA_TURN_SECONDS", 1.0, minimum=0.001)
 ARENA_BANK_SECONDS = env_float("ARENA_BANK_SECONDS", 10.0, minimum=0.0)
 ARENA_STARTUP_SECONDS = env_float("ARENA_STARTUP_SECONDS", 5.0, minimum=0.001)
-ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 300, minimum=2)
+# A running match (or refit) whose heartbeat, sent every second, is this old is presumed dead and played again.
+ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 5, minimum=2)
 ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 3, minimum=1)
 # The co-op challenge ladders (league/arena/challenges.py): matches queued or running at once, self-play team sizes.
 ARENA_COOP_MAX_PENDING = env_int("ARENA_COOP_MAX_PENDING", 4, minimum=0)
@@ -267,6 +327,10 @@ ARENA_COOP_TEAM_SIZES = env_list("ARENA_COOP_TEAM_SIZES", ["1", "2", "3", "4", "
 if not ARENA_COOP_TEAM_SIZES or not set(ARENA_COOP_TEAM_SIZES) <= {"1", "2", "3", "4", "5"}:
     raise ImproperlyConfigured(f"ARENA_COOP_TEAM_SIZES={ARENA_COOP_TEAM_SIZES!r}: list team sizes from 1 to 5")
 ARENA_COOP_TEAM_SIZES = sorted({int(size) for size in ARENA_COOP_TEAM_SIZES})
+ARENA_SCRIM_GAMES_PER_DAY = env_int("ARENA_SCRIM_GAMES_PER_DAY", 100, minimum=0)  # per user, over any 24 hours
+ARENA_SCRIM_IN_FLIGHT = env_int("ARENA_SCRIM_IN_FLIGHT", 2, minimum=1)  # scrim matches queued or running at once
+# Scrims are released only while at most this many ladder, tournament or validation matches wait for a worker.
+ARENA_SCRIM_MAX_BACKLOG = env_int("ARENA_SCRIM_MAX_BACKLOG", 0, minimum=0)
 ARENA_RATING_PRIOR_GAMES = env_float("ARENA_RATING_PRIOR_GAMES", 2.0, minimum=1e-6)  # 0 would let ratings diverge
 
 # --- The REST API (league/api/) ---------------------------------------------------------------
@@ -293,7 +357,10 @@ REST_FRAMEWORK = {
 API_COUNT_SECONDS = env_int("API_COUNT_SECONDS", 30, minimum=0)  # how long a list's total may be reused
 SPECTACULAR_SETTINGS = {
     "TITLE": f"{SITE_NAME} API",
-    "DESCRIPTION": "Bots, versions, tournaments, matches, games and leaderboards of the league. See /api/docs/.",
+    "DESCRIPTION": (
+        "Bots, versions, tournaments, matches, games, leaderboards and co-op challenge seasons of the league. "
+        "See /api/docs/."
+    ),
     "VERSION": "1",
     "OAS_VERSION": "3.1.0",  # "null or an object" is exact in 3.1 (3.0's nullable beside allOf is ambiguous)
     "SERVE_INCLUDE_SCHEMA": False,
@@ -308,12 +375,20 @@ SPECTACULAR_SETTINGS = {
         "MatchKind": "league.arena.models.Match.Kind",
         "TournamentStatus": "league.arena.models.Tournament.Status",
         "TournamentFormat": "league.arena.models.Tournament.Format",
+        "GameEnum": "league.arena.models.GAME_CHOICES",
+        "CoopGame": "league.api.coop_serializers.COOP_GAME_CHOICES",
+        "ScrimStatus": "league.arena.scrims.State.CHOICES",
     },
 }
 
+# One format for the web server, the workers (Celery leaves the root logger alone) and the clock: time, level,
+# process and logger, so a worker's line says when it happened and which pool process said it.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s [%(processName)s %(process)d] %(name)s: %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }

@@ -8,7 +8,17 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from league.api.tokens import tokens_page
-from league.arena import coop_views, replays, version_views, views
+from league.arena import (
+    bot_owner_views,
+    coop_views,
+    machinery_views,
+    passwords,
+    replays,
+    scrim_views,
+    tournament_views,
+    version_views,
+    views,
+)
 from league.arena.health import healthz
 
 # LoginView names the site after the request's host (127.0.0.1:8000) unless told otherwise.
@@ -19,18 +29,30 @@ urlpatterns = [
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/login/", auth_views.LoginView.as_view(extra_context=NAMED_AFTER_THE_SITE), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    *passwords.urlpatterns,
     path("my/bots/", views.my_bots, name="my-bots"),
     path("bots/new/", views.new_bot, name="new-bot"),
     path("bots/<int:bot_id>/", views.bot_page, name="bot"),
     path("bots/<int:bot_id>/versions/", views.bot_versions, name="bot-versions"),
     path("bots/<int:bot_id>/status.json", views.bot_status, name="bot-status"),
     path("bots/<int:bot_id>/upload/", views.new_version, name="new-version"),
+    path("bots/<int:bot_id>/edit/", bot_owner_views.edit_bot, name="edit-bot"),
+    path("bots/<int:bot_id>/retire/", bot_owner_views.retire_bot, name="retire-bot"),
+    path("bots/<int:bot_id>/unretire/", bot_owner_views.unretire_bot, name="unretire-bot"),
+    path(
+        "bots/<int:bot_id>/versions/<int:number>/download/",
+        bot_owner_views.download_version,
+        name="download-version",
+    ),
     path("bots/<int:bot_id>/versions/<int:number>/prune/", version_views.prune_version, name="prune-version"),
     path(
         "bots/<int:bot_id>/versions/<int:number>/revalidate/",
         version_views.revalidate_version,
         name="revalidate-version",
     ),
+    path("bots/<int:bot_id>/scrims/", scrim_views.new_scrim, name="new-scrim"),
+    path("scrims/<int:scrim_id>/", scrim_views.scrim_page, name="scrim"),
+    path("scrims/<int:scrim_id>/status/", scrim_views.scrim_status, name="scrim-status"),
     path("ladder/", views.leaderboard, name="ladder-default"),
     path("ladder/<slug:game>/", coop_views.ladder, name="ladder"),
     path("seasons/<int:season_id>/", coop_views.season_page, name="season"),
@@ -42,6 +64,13 @@ urlpatterns = [
     path("tournaments/<int:tournament_id>/", views.tournament_page, name="tournament"),
     path("tournaments/<int:tournament_id>/live/", views.tournament_live, name="tournament-live"),
     path("tournaments/<int:tournament_id>/matches/", views.tournament_matches, name="tournament-matches"),
+    path("tournaments/<int:tournament_id>/enter/", tournament_views.enter_tournament, name="tournament-enter"),
+    path(
+        "tournaments/<int:tournament_id>/run/<slug:action>/",
+        tournament_views.tournament_action,
+        name="tournament-action",
+    ),
+    path("staff/machinery/", machinery_views.machinery_page, name="machinery"),
     path("matches/<int:match_id>/", views.match_page, name="match"),
     path("games/<int:game_id>/", replays.replay_page, name="game"),
     path("games/<int:game_id>/log.json", views.game_log, name="game-log"),

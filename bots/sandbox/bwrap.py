@@ -2,7 +2,7 @@
 
 The sandbox's file system is built from nothing: an empty read-only root holding the Python runtime
 (interpreter, its shared libraries, the standard library without site-packages), the harness, the bot's
-own files, a minimal read-only /dev and a small size-capped /tmp. Every namespace is new, so the network
+own files, a minimal read-only /dev and a small capped /tmp (scratch.py). Every namespace is new, so the network
 is a loopback of its own, and the harness is PID 1 of a PID namespace of its own: when it dies, so does
 everything else in the sandbox.
 """
@@ -136,7 +136,9 @@ class BwrapCommand:
     harness_args: list[str]  # after harness.py: the bot directory inside, then RLIMIT_X=N settings
     seccomp_fd: int
     info_fd: int
-    scratch_bytes: int
+    scratch_dir: str  # the host-side mount point of the sandbox's own tmpfs (scratch.py), bound at /tmp
+    uid: int  # the sandbox's ids: bwrap runs as root of the namespace scratch.py makes
+    gid: int
     block_fd: int | None = None  # bwrap waits for a byte on it before it runs the harness
     runtime: PythonRuntime = field(default_factory=python_runtime)
     runtime_source: str | None = None  # where the runtime's prefix is reachable on the host, if not at its path
@@ -151,6 +153,7 @@ class BwrapCommand:
         args = [
             bwrap_path(),
             "--unshare-all", "--unshare-user", "--disable-userns",
+            "--uid", str(self.uid), "--gid", str(self.gid), "--cap-drop", "ALL",
             # the harness is PID 1 itself: bwrap's own reaper would not be reaped by bwrap when the harness
             # exits first, and would linger as a zombie; nothing in the sandbox can fork anyway
             "--as-pid-1", "--die-with-parent", "--new-session",
@@ -177,7 +180,7 @@ class BwrapCommand:
             "--ro-bind", self.harness_dir, SANDBOX_HARNESS_DIR,
             "--ro-bind", self.bot_dir, SANDBOX_BOT_DIR,
             "--dev", "/dev",
-            "--size", str(self.scratch_bytes), "--perms", "0700", "--tmpfs", SANDBOX_TMP,
+            "--bind", self.scratch_dir, SANDBOX_TMP,
             "--remount-ro", "/dev",
             "--remount-ro", "/",
             "--chdir", SANDBOX_TMP,

@@ -3,19 +3,42 @@
 rlimits bound each process; a cgroup bounds the sandbox as a whole, including what it stores on its tmpfs
 and kernel memory. Both cgroup v2 (unified) and v1 (per-controller hierarchies) are handled. Creating one
 needs write access to the cgroup tree, which in practice means a root runner; without it the sandbox runs
-on rlimits alone. The launcher moves itself into the group before it executes bwrap, so everything the
-sandbox ever starts is inside.
+on rlimits alone, unless the caller requires cgroups (the league does, for uploaded bots, unless its
+operator opts out): then the sandbox is not started. The sandbox is put into its groups while bwrap holds
+it back, so nothing of the bot's ever runs outside them.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from bots.sandbox.bwrap import SandboxUnavailable
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 GROUP_PARENT = "thegame-arena"
 SLACK_BYTES = 64 * 1024 * 1024  # the interpreter's own page cache and kernel memory on top of the bot's
+OPT_OUT_SETTING = "ARENA_SANDBOX_WITHOUT_CGROUPS"  # the league's setting that lifts the requirement
+
+
+class CgroupsUnavailable(SandboxUnavailable):
+    """cgroups are required for this sandbox, and this runner cannot create them."""
+
+
+def unavailable(root_runner: bool) -> CgroupsUnavailable:
+    """The refusal to start a sandbox that requires cgroups without them, saying why and what lifts it."""
+    if root_runner:
+        why = f"{CGROUP_ROOT} offers no writable tree with the memory and pids controllers (as in a container)"
+    else:
+        why = "only a root runner creates them, and this one is not root"
+    return CgroupsUnavailable(
+        f"refusing to run an uploaded bot without cgroups: {why}. Without them, memory the kernel holds for "
+        "the bot outside its address space (socket buffers, page tables) is bounded by nothing but its rlimits "
+        f"and the sandbox's fixed caps. Set {OPT_OUT_SETTING}=true to run uploaded bots on those alone "
+        "(docs/operators.md says what is then unprotected)."
+    )
 
 
 @dataclass
@@ -120,6 +143,17 @@ def _create_v1(own: dict[str, str], name: str, memory_bytes: int, processes: int
         cgroup.remove()
         raise
     return cgroup
+
+
+def available() -> bool:
+    """Whether this runner can give a sandbox its cgroups (root, and a writable tree): makes and removes one."""
+    if os.geteuid() != 0:
+        return False
+    group = create(f"sbx-{os.getpid()}-probe", SLACK_BYTES, 1)
+    if group is None:
+        return False
+    group.remove()
+    return True
 
 
 def leftover_groups() -> list[Path]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import bots.house
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
+from bots.sandbox import cgroups
 from bots.sandbox.bwrap import SandboxUnavailable
 from bots.sandbox.limits import SandboxLimits
 from games import Termination
@@ -40,7 +41,17 @@ def check(startup_seconds: float) -> str:
             f"the sandboxed bot failed: {outcome.termination}: {outcome.detail}" + (f"\n{stderr}" if stderr else "")
         )
     uid, gid, _ = SandboxLimits().identity()
-    return f"played one game in the sandbox ({game.turns} turns, {outcome.termination}); bots run as uid {uid}:{gid}"
+    if cgroups.available():
+        groups = "each sandbox gets its own cgroups"
+    else:
+        groups = (
+            "no cgroups for the sandboxes: the league refuses uploaded bots "
+            f"unless {cgroups.OPT_OUT_SETTING}=true (docs/operators.md)"
+        )
+    return (
+        f"played one game in the sandbox ({game.turns} turns, {outcome.termination}); bots run as uid {uid}:{gid}; "
+        + groups
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,11 +29,13 @@ class SandboxLimits:
     open_files: int = 64  # RLIMIT_NOFILE
     file_bytes: int = 8 * MIB  # largest file the bot may write (RLIMIT_FSIZE)
     scratch_bytes: int = 16 * MIB  # size of the writable /tmp
+    scratch_files: int = 4096  # files and directories /tmp may hold (its inodes)
     stderr_bytes: int = 64 * KIB  # log kept per game; older output is dropped first
     reply_bytes: int = LINE_CAP  # one protocol line
     uid: int | None = None  # sandbox identity when the runner is root; None = DEFAULT_SANDBOX_ID
     gid: int | None = None
     use_cgroups: bool = True  # add cgroup memory/pids limits when the host lets us create cgroups
+    require_cgroups: bool = False  # refuse to start without them (the league, for uploaded bots: cgroups.py)
 
     def __post_init__(self) -> None:
         for spec in fields(self):
@@ -41,8 +43,13 @@ class SandboxLimits:
             if spec.name in ("uid", "gid"):
                 if value is not None and (not isinstance(value, int) or value <= 0):
                     raise ValueError(f"SandboxLimits.{spec.name} must be a positive id (never root), got {value!r}")
-            elif spec.name != "use_cgroups" and (not isinstance(value, int) or isinstance(value, bool) or value <= 0):
+            elif spec.type in (bool, "bool"):
+                if not isinstance(value, bool):
+                    raise ValueError(f"SandboxLimits.{spec.name} must be True or False, got {value!r}")
+            elif not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"SandboxLimits.{spec.name} must be a positive integer, got {value!r}")
+        if self.require_cgroups and not self.use_cgroups:
+            raise ValueError("SandboxLimits.require_cgroups needs use_cgroups")
 
     def rlimits(self) -> dict[str, int]:
         """The resource limits the harness sets on itself before it loads the bot."""

@@ -16,10 +16,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bots import protocol
+from bots import protocol, reply_bounds
 from bots.players import BotFailure
-from bots.sandbox import seccomp
-from bots.sandbox.bwrap import SANDBOX_HARNESS_DIR, SandboxUnavailable, bwrap_path, reachable, scratch_root
+from bots.sandbox import bytecode, leftovers, seccomp
+from bots.sandbox.bwrap import (
+    SANDBOX_BOT_DIR,
+    SANDBOX_HARNESS_DIR,
+    SandboxUnavailable,
+    bwrap_path,
+    reachable,
+    scratch_root,
+)
 from bots.sandbox.limits import STARTUP_SECONDS, SandboxLimits
 from bots.sandbox.process import SandboxProcess
 from bots.sandbox.unpack import UnpackLimits, bot_version, unpack_bot
@@ -28,6 +35,13 @@ from games import Termination
 HARNESS_SOURCE = Path(__file__).with_name("harness.py")
 HELLO = {"type": "hello", "version": protocol.PROTOCOL_VERSION}
 PROTOCOL_SOURCE = Path(protocol.__file__)
+
+
+@functools.lru_cache(maxsize=8)
+def _remove_orphans_once(root: str) -> None:
+    """Once per process and directory: a runner killed before (this worker's predecessor) left its bots' files."""
+    for orphan in leftovers.orphans(root, leftovers.SANDBOX_PREFIX):
+        shutil.rmtree(orphan, ignore_errors=True)
 
 
 @functools.lru_cache(maxsize=1)
@@ -42,6 +56,17 @@ def _harness_files() -> dict[str, bytes]:
             py_compile.compile(str(source), cfile=target, dfile=shown, doraise=True, invalidation_mode=mode)
             compiled[name] = Path(target).read_bytes()
     return compiled
+
+
+def _failure(termination: Termination, reply: dict[str, Any], sandbox: SandboxProcess, prefix: str = "") -> BotFailure:
+    """The failure an error reply of the harness reports. Its detail, which quotes the bot's exception (or the
+    bot's reply that could not be sent), goes to the bot's log for its owner; the public game log only says
+    where it raised and what type of exception, or that the reply was not JSON."""
+    detail = reply["detail"]
+    if termination == Termination.PROTOCOL_ERROR:
+        public = "its reply is not JSON-serialisable (why is in the bot's log)"
+        return BotFailure(termination, prefix + public, sandbox.log_tail() + f"\n{detail}\n")
+    return BotFailure(termination, prefix + reply_bounds.public_error(detail), sandbox.log_tail())
 
 
 class SandboxedPlayer:
@@ -86,11 +111,14 @@ class SandboxedPlayer:
         self._finish_boot()
 
     def _prepare_workdir(self) -> Path:
-        workdir = Path(tempfile.mkdtemp(prefix="thegame-sandbox-", dir=self.temp_root or scratch_root()))
+        root = self.temp_root or scratch_root()
+        _remove_orphans_once(root)
+        workdir = Path(tempfile.mkdtemp(prefix=leftovers.own_prefix(leftovers.SANDBOX_PREFIX), dir=root))
         try:
-            for sub in ("bot", "harness", "empty"):
+            for sub in ("bot", "harness", "empty", "scratch"):
                 (workdir / sub).mkdir()
             unpack_bot(self.bot_file, workdir / "bot", self.unpack_limits)
+            bytecode.precompile(workdir / "bot", SANDBOX_BOT_DIR)
             for name, code in _harness_files().items():
                 (workdir / "harness" / name).write_bytes(code)
             uid, gid, switch = self.limits.identity()
@@ -130,7 +158,7 @@ class SandboxedPlayer:
         if reply["type"] == "error":
             sandbox.kill()
             termination = Termination.RESOURCE_LIMIT if reply["kind"] == "resource-limit" else Termination.CRASH
-            raise BotFailure(termination, f"the bot failed to load: {reply['detail']}", sandbox.log_tail())
+            raise _failure(termination, reply, sandbox, "the bot failed to load: ")
 
     def _live(self) -> SandboxProcess:
         if self._workdir is None:
@@ -151,11 +179,11 @@ class SandboxedPlayer:
         if reply["type"] == "error":
             kind = reply["kind"]
             if kind == "protocol":
-                raise BotFailure(Termination.PROTOCOL_ERROR, reply["detail"], sandbox.log_tail())
+                raise _failure(Termination.PROTOCOL_ERROR, reply, sandbox)
             if kind == "resource-limit":
                 sandbox.kill()
-                raise BotFailure(Termination.RESOURCE_LIMIT, reply["detail"], sandbox.log_tail())
-            raise BotFailure(Termination.CRASH, reply["detail"], sandbox.log_tail())
+                raise _failure(Termination.RESOURCE_LIMIT, reply, sandbox)
+            raise _failure(Termination.CRASH, reply, sandbox)
         return reply, elapsed
 
     def new_game(self, info: dict[str, Any], timeout: float) -> None:

@@ -50,14 +50,44 @@ DENIED: dict[str, tuple[str, ...]] = {
         "setdomainname", "iopl", "ioperm", "vhangup", "mbind", "migrate_pages", "move_pages",
         "set_mempolicy", "personality",
     ),
+    # Kernel memory that RLIMIT_AS does not count, unbounded where there is no cgroup (IPC objects live
+    # in the sandbox's own IPC namespace, but hold their memory until it ends)
+    "memory outside the address space limit": (
+        "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
+        "semget", "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "memfd_create",
+    ),
+}
+
+# Refused with ENOSYS, as if the kernel had no such call: they would show the host (its mounts, memory and
+# load, file systems, security modules, NUMA layout, page cache) and a bot has no use for them. glibc's
+# sysconf(_SC_PHYS_PAGES) and the like read sysinfo: inside, they answer nonsense instead.
+HIDDEN: dict[str, tuple[str, ...]] = {
+    "the host's mounts": ("statmount", "listmount", "sysfs", "ustat", "quotactl_fd"),
+    "the host's memory and load": ("sysinfo", "get_mempolicy"),
+    "the host's page cache": ("cachestat",),
+    "the host's security modules": ("lsm_get_self_attr", "lsm_set_self_attr", "lsm_list_modules"),
+    "mounting": ("open_tree_attr",),
 }
 # fmt: on
+
+# Calls newer than the libseccomp some hosts have (2.5 knows none of them), by number: from 424 on, every
+# architecture but alpha, ia64 and mips numbers new system calls alike.
+NEW_SYSCALLS = {
+    "statmount": 457,
+    "listmount": 458,
+    "lsm_get_self_attr": 459,
+    "lsm_set_self_attr": 460,
+    "lsm_list_modules": 461,
+    "open_tree_attr": 467,
+}
 
 
 MISSING_LIBRARY = "no libseccomp binding: pip install pyseccomp (or apt-get install python3-seccomp)"
 
 
+@functools.lru_cache(maxsize=1)
 def _library() -> Any:
+    # cached: a failed import is not, and each sandbox's launch asks (a search of sys.path every time)
     try:
         import seccomp as library  # Debian's python3-seccomp
     except ImportError:
@@ -83,6 +113,10 @@ def filter_bpf() -> bytes:
     for names in DENIED.values():
         for name in names:
             rules.add_rule(deny, name)
+    absent = sc.ERRNO(errno.ENOSYS)
+    for names in HIDDEN.values():
+        for name in names:
+            rules.add_rule(absent, NEW_SYSCALLS.get(name, name))
     # A new process is a clone without CLONE_THREAD; a thread must not bring namespaces along either.
     rules.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))
     for flag in CLONE_NAMESPACES.values():

@@ -18,6 +18,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
+from bots.sandbox import leftovers
 from bots.sandbox.bwrap import SandboxUnavailable, scratch_root
 
 SETUP_SECONDS = 10.0
@@ -54,23 +55,16 @@ def _tool(name: str) -> str:
 
 def _remove_stale(scratch_root: str) -> None:
     """Remove the (empty) mount points of runner processes that ended without their exit handlers."""
-    for entry in os.scandir(scratch_root):
-        parts = entry.name.split("-")
-        if entry.name.startswith(STAGE_PREFIX) and len(parts) == 4 and parts[2].isdigit():
-            try:
-                os.kill(int(parts[2]), 0)
-            except ProcessLookupError:
-                try:
-                    os.rmdir(entry.path)
-                except OSError:
-                    pass
-            except OSError:
-                pass  # alive, under another uid
+    for orphan in leftovers.orphans(scratch_root, STAGE_PREFIX):
+        try:
+            orphan.rmdir()
+        except OSError:
+            pass
 
 
 def _stage(prefix: str, scratch_root: str) -> StagedRuntime:
     _remove_stale(scratch_root)
-    target = tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}-", dir=scratch_root)
+    target = tempfile.mkdtemp(prefix=leftovers.own_prefix(STAGE_PREFIX), dir=scratch_root)
     os.chmod(target, 0o755)
     unshare = [_tool("unshare"), "--mount", "--propagation", "private", "--"]
     helper = subprocess.Popen(

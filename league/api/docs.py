@@ -32,6 +32,9 @@ BOT = {
     "house_ref": "",
     "created": WHEN,
     "active_version": {"id": 31, "number": 3, "sha256": VERSION_REF["sha256"], "created": WHEN, "rating": RATING},
+    "on_ladder": True,
+    "retired_at": None,
+    "disabled_at": None,
 }
 VERSION = {
     "id": 32,
@@ -204,7 +207,10 @@ users = extend_schema_view(
 bots = extend_schema_view(
     list=extend_schema(
         summary="List bots",
-        description="Filters: `game`, `owner` (username), `active` (true: on the ladder), `name`, `mine`.",
+        description=(
+            "Filters: `game`, `owner` (username), `active` (true: on the ladder: an active version, neither retired "
+            "nor disabled), `name`, `mine`."
+        ),
         parameters=[*PAGING, *TEXT_FILTERS],
         responses={200: serializers.BotSerializer(many=True), **LIST_ERRORS},
         examples=[example("bots", BOT)],
@@ -233,6 +239,23 @@ bots = extend_schema_view(
                 status_codes=["201"],
             )
         ],
+    ),
+    retire=extend_schema(
+        summary="Retire your bot",
+        description=(
+            "Takes the bot off the ladder: it stops playing ladder games (those not started are withdrawn), leaves "
+            "the leaderboard and is left out of tournaments that start later. Its games stay, replayable. No body."
+        ),
+        request=None,
+        responses={200: serializers.BotSerializer, 401: NOT_AUTHENTICATED, 403: NOT_OWNER, 404: NOT_FOUND},
+        examples=[example("retired", {**BOT, "on_ladder": False, "retired_at": WHEN})],
+    ),
+    unretire=extend_schema(
+        summary="Bring your retired bot back to the ladder",
+        description="It plays on the ladder again, unless the staff disabled it (`disabled_at`). No body.",
+        request=None,
+        responses={200: serializers.BotSerializer, 401: NOT_AUTHENTICATED, 403: NOT_OWNER, 404: NOT_FOUND},
+        examples=[example("back", BOT)],
     ),
     partial_update=extend_schema(
         summary="Rename or describe your bot",
@@ -415,10 +438,12 @@ game_log = extend_schema(
 leaderboards = extend_schema_view(
     list=extend_schema(
         summary="The games that have a leaderboard",
+        description="Face to Face has an Elo ladder; the co-op games' leaderboards are their current season's "
+        "(`url` is null before the first season).",
         responses={
             200: inline_serializer(
                 "Leaderboard",
-                {"game": fields.CharField(), "name": fields.CharField(), "url": fields.CharField()},
+                {"game": fields.CharField(), "name": fields.CharField(), "url": fields.CharField(allow_null=True)},
                 many=True,
             )
         },
@@ -431,7 +456,8 @@ leaderboards = extend_schema_view(
     ),
     retrieve=extend_schema(
         summary="A game's leaderboard",
-        description="Rated bots by Elo (rank kept across pages), then unrated bots without a rank.",
+        description="Rated bots by Elo (rank kept across pages), then unrated bots without a rank. Face to Face "
+        "only: a co-op game answers 404 with the address of its current season's leaderboard.",
         parameters=PAGING,
         responses={
             200: inline_serializer(

@@ -105,27 +105,38 @@ class ActiveVersionSerializer(serializers.ModelSerializer):
 class BotSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     active_version = ActiveVersionSerializer(
-        read_only=True, allow_null=True, help_text="The version on the ladder: the newest active one."
+        read_only=True, allow_null=True, help_text="The newest active version: the one that plays while on the ladder."
+    )
+    on_ladder = serializers.BooleanField(
+        source="is_on_ladder",
+        read_only=True,
+        help_text="It plays on the ladder: it has an active version and is neither retired nor disabled.",
+    )
+    retired_at = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="When its owner retired it (POST .../retire/); null if not retired."
+    )
+    disabled_at = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="When the staff disabled it; null if not disabled."
     )
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "owner", "game", "description", "house_ref", "created", "active_version"]
+        fields = [
+            *("id", "name", "owner", "game", "description", "house_ref", "created", "active_version"),
+            *("on_ladder", "retired_at", "disabled_at"),
+        ]
 
 
 class BotUpdateSerializer(serializers.ModelSerializer):
-    """PATCH by the owner: a new name (the model's name rule, unique per owner) or description."""
+    """PATCH by the owner: a new name (the rules of a new bot's name, unique per owner) or description.
+
+    Parses the body only: `league.arena.bot_changes.edit` checks and saves, as it does for the site's form.
+    """
 
     class Meta:
         model = Bot
         fields = ["name", "description"]
         extra_kwargs = {"name": {"validators": [BOT_NAME_RULE]}}
-
-    def validate_name(self, name: str) -> str:
-        taken = Bot.objects.filter(owner_id=self.instance.owner_id, name__iexact=name).exclude(pk=self.instance.pk)
-        if taken.exists():
-            raise serializers.ValidationError(f"You already have a bot called {name}.")
-        return name
 
 
 class NewBotCreatedSerializer(BotSerializer):

@@ -8,7 +8,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from league.api import views
+from league.api import coop, match_requests, views
 from league.api.errors import NotFoundView
 
 router = DefaultRouter(trailing_slash=True)
@@ -20,6 +20,8 @@ router.register("tournaments", views.TournamentViewSet, basename="tournament")
 router.register("matches", views.MatchViewSet, basename="match")
 router.register("games", views.GameViewSet, basename="game")
 router.register("leaderboards", views.LeaderboardViewSet, basename="leaderboard")
+router.register("match-requests", match_requests.MatchRequestViewSet, basename="match-request")
+router.register("seasons", coop.SeasonViewSet, basename="season")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -6,10 +6,11 @@ import json
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.http import content_disposition_header
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, NotFound, ValidationError
@@ -27,12 +28,12 @@ from league.api.pagination import Pages
 from league.api.permissions import IsBotOwnerOrReadOnly, sees_private, visible_matches
 from league.api.ratings import rating_points
 from league.api.throttles import UploadThrottle
-from league.arena import caching, leaderboards, tournaments
+from league.arena import bot_changes, caching, challenges, leaderboards, tournaments, versions
 from league.arena.forms import NewBotForm, NewVersionForm
 from league.arena.models import (
+    COMPETITIVE_GAMES,
     GAME_NAMES,
     Bot,
-    BotUpload,
     BotVersion,
     Game,
     GameSeat,
@@ -45,7 +46,6 @@ from league.arena.uploads import NameTaken, UploadRejected, add_bot, add_version
 
 USER_BOTS_SHOWN = 100
 MATCH_GAMES_SHOWN = 100
-SOURCE_TYPES = {BotVersion.Kind.PY: "text/x-python; charset=utf-8", BotVersion.Kind.ZIP: "application/zip"}
 
 
 def form_error(form: Any) -> ValidationError:
@@ -124,7 +124,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
 
     def get_throttles(self) -> list:
         throttles = super().get_throttles()
-        if self.request.method == "POST":
+        if self.request.method == "POST" and self.action in ("create", "versions"):
             throttles.append(UploadThrottle())
         return throttles
 
@@ -148,14 +148,32 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": f"/api/bots/{bot.pk}/"})
 
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Rename or describe the bot through the same domain function as the site's edit page."""
         bot = self.get_object()
         changes = serializers.BotUpdateSerializer(bot, data=request.data, partial=True)
         changes.is_valid(raise_exception=True)
         try:
-            changes.save()
-        except IntegrityError:
-            raise ValidationError({"name": ["You already have a bot called that."]}) from None
+            bot_changes.edit(bot, **changes.validated_data)
+        except bot_changes.ChangeRefused as error:
+            raise ValidationError({error.field or "non_field_errors": [str(error)]}) from None
+        return self._bot(bot)
+
+    def _bot(self, bot: Bot) -> Response:
         return Response(serializers.BotSerializer(self.get_queryset().get(pk=bot.pk)).data)
+
+    @action(detail=True, methods=["post"], filterset_class=None)
+    def retire(self, request: Request, pk: str) -> Response:
+        """Take your bot off the ladder (its games stay); retiring a retired bot changes nothing."""
+        bot = self.get_object()
+        bot_changes.retire(bot)
+        return self._bot(bot)
+
+    @action(detail=True, methods=["post"], filterset_class=None)
+    def unretire(self, request: Request, pk: str) -> Response:
+        """Bring your retired bot back to the ladder (unless the staff disabled it)."""
+        bot = self.get_object()
+        bot_changes.unretire(bot)
+        return self._bot(bot)
 
     @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser], filterset_class=None)
     def versions(self, request: Request, pk: str) -> Response:
@@ -202,12 +220,12 @@ class VersionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
         version = get_object_or_404(BotVersion.objects.select_related("bot"), pk=pk)
         if not sees_private(request.user, version.bot.owner_id):
             raise NotFound("no such version source")
-        upload = BotUpload.objects.filter(version=version).first()
-        if upload is None:
-            raise NotFound(f"{version} is a house bot: it has no uploaded file")
-        response = HttpResponse(bytes(upload.content), content_type=SOURCE_TYPES.get(version.kind, "text/plain"))
-        filename = version.filename or f"bot.{version.kind}"
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        try:
+            upload = versions.download(version)
+        except versions.NotAllowed as error:
+            raise NotFound(str(error)) from None
+        response = HttpResponse(upload.content, content_type=upload.content_type)
+        response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=upload.filename)
         return response
 
 
@@ -358,12 +376,12 @@ class LeaderboardViewSet(viewsets.ViewSet):
     lookup_value_regex = "|".join(GAME_NAMES)
 
     def list(self, request: Request) -> Response:
-        boards = [
-            {"game": game, "name": name, "url": f"/api/leaderboards/{game}/"} for game, name in GAME_NAMES.items()
-        ]
-        return Response(boards)
+        return Response([{"game": game, "name": name, "url": board_url(game)} for game, name in GAME_NAMES.items()])
 
     def retrieve(self, request: Request, game: str) -> Response:
+        if game not in COMPETITIVE_GAMES:
+            where = board_url(game) or "a season's /leaderboard/ once the first season starts"
+            raise NotFound(f"{GAME_NAMES[game]} is a co-op challenge: its leaderboards are per season, at {where}")
         pages = Pages()
         per_page = pages.get_page_size(request)
         raw = request.query_params.get(pages.page_query_param, "1")
@@ -389,6 +407,14 @@ class LeaderboardViewSet(viewsets.ViewSet):
                 "results": page["rows"],
             }
         )
+
+
+def board_url(game: str) -> str | None:
+    """Where a game's leaderboard is: its Elo ladder, or a co-op game's current season (None before the first)."""
+    if game in COMPETITIVE_GAMES:
+        return f"/api/leaderboards/{game}/"
+    season = challenges.current_season(game)
+    return f"/api/seasons/{season.pk}/leaderboard/" if season else None
 
 
 def ladder_page_data(game: str, number: int, per_page: int) -> dict:

@@ -1,14 +1,37 @@
-"""The Django admin: where admins create, schedule and start tournaments and watch matches."""
+"""The Django admin, branded as the site: bots, versions (validate one again), matches, games and ratings.
+
+Tournaments have their own admin module (tournament_admin), the co-op seasons theirs (coop_admin)."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import admin, messages
-from django.db.models import Case, F, QuerySet, Sum, When
+from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils.html import format_html
 
-from league.arena import coop_admin, tournaments  # noqa: F401  (coop_admin registers the seasons' admin)
-from league.arena.models import Bot, BotVersion, Game, Match, MatchEntry, Rating, Tournament, TournamentEntry
+from league.arena import account_admin, bot_changes, coop_admin, tournament_admin, versions  # noqa: F401  (they register admins)
+from league.arena.models import Bot, BotVersion, Game, Match, MatchEntry, Rating
+
+admin.site.site_header = f"{settings.SITE_NAME} admin"
+admin.site.site_title = f"{settings.SITE_NAME} admin"
+admin.site.index_title = "Run the league"
+
+
+class LadderFilter(admin.SimpleListFilter):
+    title = "ladder"
+    parameter_name = "ladder"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("on", "on the ladder"), ("retired", "retired"), ("disabled", "disabled")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Bot]) -> QuerySet[Bot]:
+        if self.value() == "on":
+            return queryset.on_ladder()
+        if self.value() == "retired":
+            return queryset.filter(retired_at__isnull=False)
+        if self.value() == "disabled":
+            return queryset.filter(disabled_at__isnull=False)
+        return queryset
 
 
 class BotVersionInline(admin.TabularInline):
@@ -25,10 +48,42 @@ class BotVersionInline(admin.TabularInline):
 
 @admin.register(Bot)
 class BotAdmin(admin.ModelAdmin):
-    list_display = ("name", "owner", "game", "house_ref", "created")
-    list_filter = ("game",)
+    list_display = ("name", "owner", "game", "house_ref", "ladder", "created")
+    list_filter = ("game", LadderFilter)
+    list_select_related = ("owner",)
     search_fields = ("name", "owner__username")
+    # Taken off and put back through the actions, which also withdraw the bot's queued ladder matches.
+    readonly_fields = ("retired_at", "disabled_at")
     inlines = [BotVersionInline]
+    actions = ["disable_bots", "enable_bots"]
+
+    @admin.display(description="ladder")
+    def ladder(self, bot: Bot) -> str:
+        """Whether the bot plays on the ladder, or what keeps it off."""
+        if bot.disabled_at:
+            return f"disabled {bot.disabled_at:%Y-%m-%d}"
+        if bot.retired_at:
+            return f"retired {bot.retired_at:%Y-%m-%d}"
+        if not (bot.owner.is_active or bot.house_ref):
+            return "owner disabled"
+        return "on" if bot.active_version_id else "no active version"
+
+    @admin.action(description="Disable the selected bots (they leave the ladder; their games stay)")
+    def disable_bots(self, request: HttpRequest, queryset: QuerySet[Bot]) -> None:
+        count = bot_changes.disable(queryset)
+        self.message_user(request, f"{count} bot{'s' if count != 1 else ''} disabled.", messages.SUCCESS)
+
+    @admin.action(description="Enable the selected bots again")
+    def enable_bots(self, request: HttpRequest, queryset: QuerySet[Bot]) -> None:
+        count = bot_changes.enable(queryset)
+        self.message_user(request, f"{count} bot{'s' if count != 1 else ''} enabled.", messages.SUCCESS)
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet[Bot], search_term: str) -> tuple:
+        # The tournament entry picker (an autocomplete) offers only bots on the ladder: the others would be
+        # left out when the tournament starts.
+        if request.GET.get("model_name") == "tournamententry":
+            queryset = queryset.on_ladder()
+        return super().get_search_results(request, queryset, search_term)
 
 
 @admin.register(BotVersion)
@@ -37,65 +92,17 @@ class BotVersionAdmin(admin.ModelAdmin):
     list_filter = ("status", "kind", "bot__game")
     search_fields = ("bot__name", "bot__owner__username", "sha256")
     readonly_fields = ("bot", "number", "sha256", "kind", "filename", "size", "created", "validated_at")
+    actions = ["revalidate"]
 
-
-class TournamentEntryInline(admin.TabularInline):
-    model = TournamentEntry
-    fields = ("bot", "version")
-    readonly_fields = ("version",)
-    autocomplete_fields = ("bot",)
-    extra = 3
-
-
-@admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):
-    # Few, short columns: the list fits a 1280 px screen beside the admin's filter sidebar.
-    list_display = ("name", "status", "format", "scheduled_at", "progress", "page")
-    list_filter = ("status", "game", "format")
-    readonly_fields = ("status", "started_at", "finished_at", "created")
-    fieldsets = (
-        (None, {"fields": ("name", "game", "format", "games_per_pairing", "duplicate", "scheduled_at")}),
-        ("Time control (seconds)", {"fields": ("turn_seconds", "bank_seconds", "startup_seconds")}),
-        ("State", {"fields": ("status", "created", "started_at", "finished_at")}),
-    )
-    inlines = [TournamentEntryInline]
-    actions = ["start_now"]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Tournament]:
-        done = When(matches__status=Match.Status.DONE, then=F("matches__games"))
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(planned=Sum("matches__games"), played=Sum(Case(done, default=F("matches__games_done"))))
-        )
-
-    @admin.display(description="games played")
-    def progress(self, tournament: Tournament) -> str:
-        planned = getattr(tournament, "planned", None)
-        return f"{tournament.played} / {planned}" if planned else "–"
-
-    @admin.display(description="page")
-    def page(self, tournament: Tournament) -> str:
-        return format_html('<a href="{}">standings</a>', tournament.get_absolute_url())
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Tournament | None = None) -> tuple:
-        if obj is not None and obj.status != Tournament.Status.DRAFT:
-            # A started tournament is a record of what was played: only its name may change.
-            return tuple(f for fs in self.fieldsets for f in fs[1]["fields"] if f != "name")
-        return self.readonly_fields
-
-    @admin.action(description="Start the selected tournaments now")
-    def start_now(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
-        for tournament in queryset:
+    @admin.action(description="Validate the selected failed versions again")
+    def revalidate(self, request: HttpRequest, queryset: QuerySet[BotVersion]) -> None:
+        for version in queryset.select_related("bot__owner"):
             try:
-                started = tournaments.start(tournament.pk)
-            except tournaments.TournamentError as error:
-                self.message_user(request, str(error), messages.ERROR)
-                continue
-            if started:
-                self.message_user(request, f"{tournament}: {len(started)} matches queued.", messages.SUCCESS)
+                versions.revalidate(version, by_staff=True)
+            except versions.NotAllowed as error:
+                self.message_user(request, f"Not validated again: {error}.", messages.ERROR)
             else:
-                self.message_user(request, f"{tournament} had already started.", messages.WARNING)
+                self.message_user(request, f"Validating again: {version}.", messages.SUCCESS)
 
 
 class MatchEntryInline(admin.TabularInline):
@@ -111,7 +118,7 @@ class MatchEntryInline(admin.TabularInline):
 
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
-    list_display = ("pk", "kind", "tournament", "status", "games_played", "attempts")
+    list_display = ("pk", "kind", "tournament", "status", "games_played", "attempts", "error")
     list_filter = ("status", "kind", "game")
     readonly_fields = (
         "status",

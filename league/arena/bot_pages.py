@@ -178,7 +178,7 @@ def standing(bot: Bot) -> Standing | None:
     if bot.active_version_id is None:
         return None
     higher = (
-        Rating.objects.filter(game=bot.game, elo__gt=OuterRef("elo"), version__active_for__isnull=False)
+        Rating.objects.filter(game=bot.game, elo__gt=OuterRef("elo"), version__in=BotVersion.objects.on_ladder())
         .order_by()
         .values("game")
         .annotate(n=Count("pk"))

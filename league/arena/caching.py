@@ -37,6 +37,11 @@ def tournament_scope(tournament_id: int) -> str:
     return f"tournament:{tournament_id}"
 
 
+def own_validations_scope(user_id: int) -> str:
+    """The user's validation matches (which only they and staff may list): stale once a new one is committed."""
+    return f"own-validations:{user_id}"
+
+
 def generation(scope: str) -> str:
     """The scope's current token, made up on first use."""
     tokens = caches["generations"]

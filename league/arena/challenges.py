@@ -5,15 +5,15 @@ self-play team of each of the season's team sizes (one sandboxed process per sea
 `Season.chunk` consecutive deals (seed `Season.seed`, games from `Match.first_deal`), so results arrive steadily
 and a dead worker loses little. Results are folded into the season's aggregates by `league.arena.coop_results`.
 
-A chunk is planned once per version and team size: a new version of a bot starts the season's deals afresh, and a
-chunk whose match failed for good is not replayed (its deals stay missing, shown as deals played out of the
-season's).
+A chunk is planned once per version and team size: a new version of a bot starts the season's deals afresh. A chunk
+whose match failed for good (the runner broke on every attempt) is planned again by a later scheduling, until it
+has failed ARENA_MATCH_MAX_ATTEMPTS matches; then its deals stay missing, shown as deals played out of the season's.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from django.conf import settings
 from django.db import transaction
@@ -64,8 +64,8 @@ def open_season(season: Season) -> Season:
 
 
 def members(game: str) -> list[BotVersion]:
-    """The ladder version of every bot of this game."""
-    return list(BotVersion.objects.filter(active_for__game=game).order_by("pk"))
+    """The ladder version of every bot of this game that is on the ladder."""
+    return list(BotVersion.objects.on_ladder().filter(bot__game=game).order_by("pk"))
 
 
 def _lock(game: str) -> None:
@@ -79,13 +79,21 @@ def chunk_starts(season: Season) -> list[int]:
 
 
 def planned_chunks(season: Season) -> dict[tuple[int, int], set[int]]:
-    """{(version id, team size): first deals of the chunks it has a match for}, whatever the match's status."""
+    """{(version id, team size): first deals of the chunks not to plan again}: those with a match queued, running
+    or done, and those whose matches failed ARENA_MATCH_MAX_ATTEMPTS times."""
     planned: dict[tuple[int, int], set[int]] = defaultdict(set)
+    failures: Counter[tuple[int, int, int]] = Counter()
     rows = Match.objects.filter(kind=Match.Kind.LADDER, game=season.game, seed=season.seed).values_list(
-        "entries__version_id", "players", "first_deal"
+        "entries__version_id", "players", "first_deal", "status"
     )
-    for version, players, first in rows:
-        planned[version, players or 1].add(first)
+    for version, players, first, status in rows:
+        if status == Match.Status.FAILED:
+            failures[version, players or 1, first] += 1
+        else:
+            planned[version, players or 1].add(first)
+    for (version, players, first), failed in failures.items():
+        if failed >= settings.ARENA_MATCH_MAX_ATTEMPTS:
+            planned[version, players].add(first)
     return planned
 
 

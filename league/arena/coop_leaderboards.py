@@ -74,7 +74,8 @@ def _on_ladder(relation: str, season: Season, players: int) -> FilteredRelation:
 def ranked(season: Season, players: int) -> QuerySet[Bot]:
     """The season's game's ladder bots in leaderboard order, with standing and rating joined in."""
     return (
-        Bot.objects.filter(game=season.game, active_version__isnull=False)
+        Bot.objects.on_ladder()
+        .filter(game=season.game)
         .annotate(
             standing=_on_ladder("active_version__season_standings", season, players),
             rated=_on_ladder("active_version__season_ratings", season, players),
@@ -133,7 +134,8 @@ class DealRow:
 def deal_results(season: Season, deal: int) -> list[DealRow]:
     """Every version's result on one deal of the season, best first within each team size."""
     rows = (
-        DealResult.objects.filter(season=season, deal=deal)
+        # The team sizes let the (season, players, deal) index find the deal directly, not scan the whole season.
+        DealResult.objects.filter(season=season, players__in=season.team_sizes, deal=deal)
         .select_related("version__bot__owner")
         .order_by("players", "cards_left", "version__bot__owner__username", "version__bot__name", "-version__number")
     )

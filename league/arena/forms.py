@@ -56,3 +56,12 @@ class NewBotForm(forms.Form):
 
 class NewVersionForm(forms.Form):
     file = BotFileField(help_text="bot.py, or a .zip with bot.py at its top level.")
+
+
+class BotEditForm(forms.Form):
+    """The owner's rename and description form (bot_changes.edit does the checking, for the API too)."""
+
+    name = forms.CharField(
+        max_length=40, help_text="1 to 40 letters, digits, '-' or '_', starting with a letter or digit."
+    )
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False, max_length=2000)

@@ -3,14 +3,14 @@
 A refit refits every version of the game, and new games anywhere shift every connected rating a little, so a
 point is written only for a version whose games changed or whose rating moved at least `STEP` Elo since its
 own last point: the history stays bounded by what a reader could see (the pages show whole Elo), and slow drift
-still shows once it adds up.
+still shows once it adds up. Each `Rating` row keeps a copy of its version's newest point (`point_*`), so a
+refit finds every last point in the one read of the ratings it makes anyway.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-
-from django.db.models import OuterRef, Subquery
 
 from league import ratings
 from league.arena.models import Rating, RatingPoint
@@ -18,14 +18,25 @@ from league.arena.models import Rating, RatingPoint
 STEP = 0.5  # Elo
 
 
-def last_points(game: str) -> dict[int, RatingPoint]:
-    """Each rated version's newest point (two indexed queries: one probe per version, then the points)."""
-    newest = RatingPoint.objects.filter(version=OuterRef("version")).order_by("-fitted_at", "-pk").values("pk")[:1]
-    ids = Rating.objects.filter(game=game).annotate(point=Subquery(newest)).values_list("point", flat=True)
-    return {point.version_id: point for point in RatingPoint.objects.filter(pk__in=[pk for pk in ids if pk])}
+@dataclass(frozen=True)
+class Point:
+    """A version's rating as its newest history point recorded it."""
+
+    elo: float
+    low: float
+    high: float
+    games: int
 
 
-def moved(point: RatingPoint | None, rating: ratings.Rating) -> bool:
+def last_points(game: str) -> dict[int, Point]:
+    """Each rated version's newest point, as kept on its Rating row."""
+    rows = Rating.objects.filter(game=game, point_elo__isnull=False).values_list(
+        "version_id", "point_elo", "point_low", "point_high", "point_games"
+    )
+    return {version: Point(elo, low, high, games) for version, elo, low, high, games in rows}
+
+
+def moved(point: Point | None, rating: ratings.Rating) -> bool:
     if point is None or point.games != rating.games:
         return True
     return any(
@@ -33,11 +44,29 @@ def moved(point: RatingPoint | None, rating: ratings.Rating) -> bool:
     )
 
 
-def new_points(game: str, fitted: dict[int, ratings.Rating], fitted_at: datetime) -> list[RatingPoint]:
-    """The points a refit of `game` adds: one per version whose rating moved since its last point."""
-    last = last_points(game)
+def next_points(last: dict[int, Point], fitted: dict[int, ratings.Rating]) -> tuple[dict[int, Point], list[int]]:
+    """Each fitted version's newest point after this fit, and the versions whose point is new."""
+    points, moved_versions = {}, []
+    for pk, r in fitted.items():
+        if moved(last.get(pk), r):
+            points[pk] = Point(r.elo, r.low, r.high, r.games)
+            moved_versions.append(pk)
+        else:
+            points[pk] = last[pk]
+    return points, moved_versions
+
+
+def point_rows(game: str, points: dict[int, Point], versions: list[int], fitted_at: datetime) -> list[RatingPoint]:
+    """The RatingPoint rows of `versions`' new points."""
     return [
-        RatingPoint(version_id=pk, game=game, elo=r.elo, low=r.low, high=r.high, games=r.games, fitted_at=fitted_at)
-        for pk, r in fitted.items()
-        if moved(last.get(pk), r)
+        RatingPoint(
+            version_id=pk,
+            game=game,
+            elo=points[pk].elo,
+            low=points[pk].low,
+            high=points[pk].high,
+            games=points[pk].games,
+            fitted_at=fitted_at,
+        )
+        for pk in versions
     ]

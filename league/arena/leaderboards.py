@@ -48,7 +48,8 @@ class LeaderboardPage:
 def ranked(game: str) -> QuerySet[Bot]:
     """The game's ladder bots in leaderboard order, with owner, version and rating joined in."""
     return (
-        Bot.objects.filter(game=game, active_version__isnull=False)
+        Bot.objects.on_ladder()
+        .filter(game=game)
         .select_related("owner", "active_version", "active_version__rating")
         .order_by(F("active_version__rating__elo").desc(nulls_last=True), "owner__username", "name", "pk")
     )

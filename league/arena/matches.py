@@ -23,14 +23,16 @@ from django.utils import timezone
 
 import bots.match
 from bots.match import BotSpec, MatchSpec, TimeControl
-from league.arena import coop_results, queue, refits, results, signals
+from bots.reply_bounds import storable_text
+from bots.sandbox.limits import SandboxLimits
+from league.arena import coop_results, heartbeats, queue, refits, results, retrying, signals
 from league.arena.models import FORFEITS, BotUpload, BotVersion, Match
 from league.arena.uploads import upload_limits
 
 log = logging.getLogger(__name__)
 
 STDERR_TAIL_CHARS = results.STDERR_TAIL_CHARS
-HEARTBEAT_SECONDS = 1.0
+UNSENT_GRACE = timedelta(seconds=3)  # a queued match this old, with its queue empty, lost its message
 
 
 class ClaimLost(Exception):
@@ -78,6 +80,8 @@ def match_spec(match: Match, versions: list[BotVersion]) -> MatchSpec:
         time_control=TimeControl(turn=match.turn_seconds, bank=match.bank_seconds, startup=match.startup_seconds),
         sandbox=settings.ARENA_SANDBOX,
         unpack_limits=upload_limits(),
+        # house bots run in this process: every sandboxed bot is an upload
+        sandbox_limits=SandboxLimits(require_cgroups=not settings.ARENA_SANDBOX_WITHOUT_CGROUPS),
         first_deal=match.first_deal,
     )
 
@@ -94,52 +98,87 @@ def play(match_id: int, worker: str | None = None) -> bool:
         return False
     token = match.claim(worker or worker_name(), lease())
     if token is None:
+        log.info(
+            "match %s: not claimed (%s, by %s); nothing to do", match.pk, match.status, match.claimed_by or "nobody"
+        )
         return False
+    log.info(
+        "match %s: claimed by %s, attempt %d: playing %d games", match.pk, match.claimed_by, match.attempts, match.games
+    )
     versions = match.ordered_versions()
+    if match.attempts > settings.ARENA_MATCH_MAX_ATTEMPTS:
+        # Re-sent (by the sweeper, a redelivery or a retry) after its last attempt died without a trace.
+        last = match.error or "its worker stopped before it could say why"
+        _give_up(match, token, versions, f"gave up after {match.attempts - 1} attempts; the last: {last}")
+        return False
     played = 0
-    last_beat = time.monotonic()
+
+    def beat() -> bool:
+        return match.heartbeat(token, played)
 
     def on_game(*_args: Any, **_kwargs: Any) -> None:
-        # A heartbeat (and progress for the pages) at most every HEARTBEAT_SECONDS: fast games would
-        # otherwise cost a database write each.
-        nonlocal played, last_beat
+        nonlocal played
         played += 1
-        if time.monotonic() - last_beat < HEARTBEAT_SECONDS:
-            return
-        last_beat = time.monotonic()
-        if not match.heartbeat(token, played):
+        if heartbeat.lost.is_set():
             raise ClaimLost(f"match {match.pk} was taken over by another worker")
 
-    try:
-        result = bots.match.run_match(match_spec(match, versions), on_game=on_game)
-    except ClaimLost:
-        log.warning("match %s: claim lost while playing; another worker finishes it", match.pk)
-        return False
-    except Exception as error:
-        _runner_broke(match, token, versions, error)
-        raise
-    try:
-        store(match, token, versions, result)
-    except ClaimLost:
-        log.warning("match %s: claim lost before storing; another worker finishes it", match.pk)
-        return False
+    started = time.monotonic()
+    with heartbeats.Heartbeat(beat, f"match {match.pk}") as heartbeat:
+        try:
+            result = bots.match.run_match(match_spec(match, versions), on_game=on_game)
+        except ClaimLost:
+            log.warning("match %s: claim lost while playing (presumed dead); another worker finishes it", match.pk)
+            return False
+        except retrying.TRANSIENT as error:
+            _hand_back(match, token, error)  # not the runner's fault: the task claims it again once all is back
+            raise
+        except Exception as error:
+            _runner_broke(match, token, versions, error, "the match runner failed")
+            raise
+        try:
+            retrying.call(lambda: store(match, token, versions, result), f"match {match.pk}: storing")
+        except ClaimLost:
+            log.warning("match %s: claim lost before storing (presumed dead); another worker finishes it", match.pk)
+            return False
+        except retrying.TRANSIENT:
+            raise  # the database stayed away past the in-place retries: the task is retried later
+        except Exception as error:
+            _runner_broke(match, token, versions, error, "storing the results failed")
+            raise
+    log.info("match %s: stored %d games in %.1f s", match.pk, len(result.games), time.monotonic() - started)
     return True
 
 
-def _runner_broke(match: Match, token: uuid.UUID, versions: list[BotVersion], error: Exception) -> None:
-    """The runner itself failed (not a bot): retry later, or give up after the last attempt."""
-    give_up = match.attempts >= settings.ARENA_MATCH_MAX_ATTEMPTS
-    reason = f"attempt {match.attempts}: the match runner failed: {error!r}"
+def _hand_back(match: Match, token: uuid.UUID, error: Exception) -> None:
+    """Put a match whose run met a passing error back in the queue at once, as soon as the database answers."""
+    reason = f"attempt {match.attempts}: {retrying.what_failed(error)}; played again"
+    retrying.call(lambda: match.release(token, reason, give_up=False), f"match {match.pk}: handing its claim back")
+
+
+def _runner_broke(match: Match, token: uuid.UUID, versions: list[BotVersion], error: Exception, what: str) -> None:
+    """The runner or the storing failed (not a bot): retry later, or give up after the last attempt."""
+    reason = storable_text(f"attempt {match.attempts}: {what}: {error!r}")
     log.exception("match %s: %s", match.pk, reason)
+    if match.attempts >= settings.ARENA_MATCH_MAX_ATTEMPTS:
+        _give_up(match, token, versions, reason)
+        return
     with transaction.atomic():
-        if not match.release(token, reason, give_up):
-            return
-        if give_up and match.kind == Match.Kind.VALIDATION:
-            versions[0].mark_validated(False, f"the server could not run the validation games: {error}")
-        if give_up and match.tournament_id:
-            queue.finish_tournament(match.tournament_id)
-        if not give_up:
+        if match.release(token, reason, give_up=False):
             queue.play(match.pk, match.kind, countdown=10 * match.attempts)
+
+
+def _give_up(match: Match, token: uuid.UUID, versions: list[BotVersion], reason: str) -> None:
+    """End the match as failed for `reason` (shown to the staff); a validation fails its version, so that it is
+    never left validating, and a tournament is told one of its matches is over."""
+    reason = storable_text(reason)
+    log.error("match %s failed for good: %s", match.pk, reason)
+    with transaction.atomic():
+        if not match.release(token, reason, give_up=True):
+            return
+        if match.kind == Match.Kind.VALIDATION:
+            versions[0].mark_validated(False, f"the server could not run the validation games: {reason}")
+        if match.tournament_id:
+            queue.finish_tournament(match.tournament_id)
 
 
 def store(match: Match, token: uuid.UUID, versions: list[BotVersion], result: bots.match.MatchResult) -> None:
@@ -160,6 +199,8 @@ def store(match: Match, token: uuid.UUID, versions: list[BotVersion], result: bo
             queue.finish_tournament(match.tournament_id)
         if results.counts_for_pairs(match):
             transaction.on_commit(lambda: refits.request(match.game))
+        if match.kind == Match.Kind.SCRIM:
+            queue.release_scrims()  # the request's next games, at once if the league has room
 
 
 def judge_validation(version: BotVersion, result: Any) -> None:
@@ -170,25 +211,60 @@ def judge_validation(version: BotVersion, result: Any) -> None:
             continue
         if game_result.seat_bots[outcome.seat] != 0:
             continue
-        reason = f"game {game_result.index + 1}: {outcome.termination.value}: {outcome.detail}"
-        version.mark_validated(False, reason, (result.stderr or {}).get(0, "")[-STDERR_TAIL_CHARS:])
+        reason = storable_text(f"game {game_result.index + 1}: {outcome.termination.value}: {outcome.detail}")
+        stderr = storable_text((result.stderr or {}).get(0, ""), STDERR_TAIL_CHARS, tail=True)
+        version.mark_validated(False, reason, stderr)
         return
     version.mark_validated(True)
 
 
 def requeue_lost() -> int:
     """Send again the matches whose worker died or whose message was lost; claiming keeps this safe."""
+    return requeue_dead() + sum(requeue_unsent(name, kinds) for name, kinds in queue.match_queues().items())
+
+
+def requeue_dead() -> int:
+    """Send again the running matches whose heartbeat stopped (their worker was killed or its machine is gone)."""
     now = timezone.now()
     stale = now - lease()
-    lost = Q(status=Match.Status.RUNNING, heartbeat_at__lt=stale, queued_at__lt=stale) | Q(
-        status=Match.Status.QUEUED, queued_at__lt=stale
-    )
+    # Stamping queued_at first means two sweepers cannot both re-send the same match, and one is re-sent once a lease.
+    dead = Q(status=Match.Status.RUNNING, heartbeat_at__lt=stale, queued_at__lt=stale)
     sent = 0
-    for pk, kind in Match.objects.filter(lost).values_list("pk", "kind")[:1000]:
-        # Stamping queued_at first means two sweepers cannot both re-send the same match.
-        if Match.objects.filter(lost, pk=pk).update(queued_at=now):
+    for pk, kind, worker, beat in Match.objects.filter(dead).values_list("pk", "kind", "claimed_by", "heartbeat_at")[
+        :1000
+    ]:
+        if Match.objects.filter(dead, pk=pk).update(queued_at=now):
             queue.play(pk, kind)
             sent += 1
-    if sent:
-        log.warning("re-sent %d matches whose worker died or whose message was lost", sent)
+            silent = (now - beat).total_seconds()
+            log.warning("match %s: worker %s sent no heartbeat for %.0f s (killed?); match re-sent", pk, worker, silent)
     return sent
+
+
+def requeue_unsent(queue_name: str, kinds: list[str]) -> int:
+    """Send again the queued matches of `kinds` whose message was lost, once `queue_name` has no message waiting.
+
+    A queued match older than UNSENT_GRACE whose queue is empty has no message anywhere (a reserved one is claimed
+    within milliseconds): the broker restarted empty, or a worker took it and died before claiming. Sending one that
+    does have a message (a retry waiting for its countdown, one a busy worker prefetched) costs a duplicate, which its
+    claim turns away.
+    """
+    waiting = queue.waiting(queue_name)
+    if waiting is None or waiting > 0:
+        return 0
+    now = timezone.now()
+    lost = Q(status=Match.Status.QUEUED, kind__in=kinds, queued_at__lt=now - UNSENT_GRACE)
+    sent = []
+    for pk, kind in Match.objects.filter(lost).values_list("pk", "kind")[:1000]:
+        if Match.objects.filter(lost, pk=pk).update(queued_at=now):
+            queue.play(pk, kind)
+            sent.append(pk)
+    if sent:
+        shown = ", ".join(str(pk) for pk in sent[:20]) + (", ..." if len(sent) > 20 else "")
+        log.warning(
+            "re-sent %d queued matches whose message was lost (queue %s is empty; the broker restarted empty?): %s",
+            len(sent),
+            queue_name,
+            shown,
+        )
+    return len(sent)

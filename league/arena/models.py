@@ -46,6 +46,37 @@ class LogTampered(Exception):
     """A stored game log no longer replays to the result recorded for it."""
 
 
+def allowed_condition() -> Q:
+    """Bots the staff let play: the bot is not disabled and its owner's account is active (the house bots' owner
+    never logs in, so its account is inactive on purpose: house bots are exempt)."""
+    return Q(disabled_at__isnull=True) & (Q(owner__is_active=True) | ~Q(house_ref=""))
+
+
+def ladder_condition() -> Q:
+    """Which bots play on their game's ladder: the one rule that scheduling, leaderboards, ranks, tournaments'
+    entrants, co-op seasons and the API all apply (through `Bot.objects.on_ladder()`).
+
+    A bot is on the ladder while it has a version that passed validation, its owner has not retired it, and the
+    staff allow it (`allowed_condition`: validations apply that part alone, so a retired bot's new version is
+    still validated and it can come back).
+    """
+    return Q(active_version__isnull=False, retired_at__isnull=True) & allowed_condition()
+
+
+class BotQuerySet(models.QuerySet):
+    def on_ladder(self) -> BotQuerySet:
+        """The bots that play on their game's ladder (see `ladder_condition`)."""
+        return self.filter(ladder_condition())
+
+    def allowed(self) -> BotQuerySet:
+        """The bots whose code the staff let run: not disabled, nor of a disabled account (see `allowed_condition`)."""
+        return self.filter(allowed_condition())
+
+    def ladder_versions(self) -> models.QuerySet:
+        """The ladder version of each of these bots that is on the ladder, as a subquery of version ids."""
+        return self.on_ladder().values("active_version")
+
+
 class Bot(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots")
     name = models.CharField(max_length=40, validators=[BOT_NAME_RULE])
@@ -64,6 +95,17 @@ class Bot(models.Model):
         help_text="The newest active version: the one on the ladder. Kept by refresh_active_version().",
     )
     created = models.DateTimeField(default=timezone.now)
+    retired_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Its owner took it off the ladder; its games stay. The owner may bring it back.",
+    )
+    disabled_at = models.DateTimeField(
+        null=True, blank=True, help_text="The staff took it off the ladder and refuse its uploads; its games stay."
+    )
+    disabled_reason = models.CharField(max_length=200, blank=True, help_text="Shown on the bot's page.")
+
+    objects = BotQuerySet.as_manager()
 
     class Meta:
         ordering = ["owner__username", "name"]
@@ -80,6 +122,16 @@ class Bot(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("bot", args=[self.pk])
 
+    @property
+    def is_allowed(self) -> bool:
+        """`allowed_condition` for this one bot, as loaded (with its owner)."""
+        return self.disabled_at is None and (self.owner.is_active or bool(self.house_ref))
+
+    @property
+    def is_on_ladder(self) -> bool:
+        """`ladder_condition` for this one bot, as loaded (with its owner)."""
+        return self.active_version_id is not None and self.retired_at is None and self.is_allowed
+
     def newest_active_version(self) -> BotVersion | None:
         return self.versions.filter(status=BotVersion.Status.ACTIVE).order_by("-number").first()
 
@@ -95,6 +147,12 @@ class Bot(models.Model):
     def next_version_number(self) -> int:
         newest = self.versions.order_by("-number").values_list("number", flat=True).first()
         return (newest or 0) + 1
+
+
+class BotVersionQuerySet(models.QuerySet):
+    def on_ladder(self) -> BotVersionQuerySet:
+        """The versions that play on the ladder now: each ladder bot's `active_version` (see `ladder_condition`)."""
+        return self.filter(pk__in=Bot.objects.ladder_versions())
 
 
 class BotVersion(models.Model):
@@ -122,6 +180,8 @@ class BotVersion(models.Model):
     pruned_at = models.DateTimeField(
         null=True, blank=True, help_text="Its upload was deleted by its owner; its games and hash stay."
     )
+
+    objects = BotVersionQuerySet.as_manager()
 
     class Meta:
         ordering = ["bot", "-number"]
@@ -181,6 +241,7 @@ class Tournament(models.Model):
         DRAFT = "draft", "not started"
         RUNNING = "running", "running"
         FINISHED = "finished", "finished"
+        CANCELLED = "cancelled", "cancelled"
 
     name = models.CharField(max_length=100)
     game = models.CharField(max_length=20, choices=GAME_CHOICES, default=FACE_TO_FACE)
@@ -196,6 +257,9 @@ class Tournament(models.Model):
         null=True, blank=True, help_text="Starts by itself at this time; leave empty to start it by hand."
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    registration_open = models.BooleanField(
+        default=False, help_text="Owners may enter their own active bots of this game until it starts or this closes."
+    )
     created = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -310,16 +374,26 @@ class Match(models.Model):
         LADDER = "ladder", "ladder"
         TOURNAMENT = "tournament", "tournament"
         EXHIBITION = "exhibition", "exhibition"
+        SCRIM = "scrim", "scrim"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "queued"
         RUNNING = "running", "running"
         DONE = "done", "done"
         FAILED = "failed", "failed"
+        CANCELLED = "cancelled", "withdrawn"  # its tournament was cancelled: never played, or its result dropped
 
     kind = models.CharField(max_length=12, choices=Kind.choices)
     game = models.CharField(max_length=20, choices=GAME_CHOICES, default=FACE_TO_FACE)
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, null=True, blank=True, related_name="matches")
+    match_request = models.ForeignKey(
+        "MatchRequest",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="matches",
+        help_text="The scrim request this match plays a part of (league.arena.scrims).",
+    )
     versions = models.ManyToManyField(BotVersion, through="MatchEntry", related_name="matches")
     games = models.PositiveIntegerField(validators=[MinValueValidator(1), MaxValueValidator(100_000)])
     players = models.PositiveSmallIntegerField(
@@ -350,7 +424,12 @@ class Match(models.Model):
 
     class Meta:
         ordering = ["-created"]
-        indexes = [models.Index(fields=["status", "kind"]), models.Index(fields=["game", "rated", "status"])]
+        indexes = [
+            models.Index(fields=["status", "kind"]),
+            models.Index(fields=["game", "rated", "status"]),
+            # A co-op season finds its chunks' matches by the season's seed (league.arena.challenges).
+            models.Index(fields=["seed"], name="match_seed"),
+        ]
         verbose_name_plural = "matches"
 
     def __str__(self) -> str:
@@ -407,6 +486,41 @@ class Match(models.Model):
                 finished_at=timezone.now() if give_up else None,
             )
         )
+
+
+class MatchRequest(models.Model):
+    """An owner's request for `games` unrated games of its bot's version against another active bot: a scrim.
+
+    The games are played as matches of a few games each, released by `league.arena.scrims` while the workers have
+    no ladder, tournament or validation work waiting; `released` counts the games already put into matches.
+    """
+
+    requester = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="match_requests")
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="match_requests")
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="+")
+    opponent = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="+")
+    opponent_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="+")
+    games = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    released = models.PositiveIntegerField(default=0, help_text="Games already put into matches.")
+    error = models.TextField(blank=True, help_text="Why the request stopped before all its games were played.")
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        indexes = [
+            models.Index(fields=["requester", "created"], name="match_request_requester"),
+            models.Index(fields=["bot", "created"], name="match_request_bot"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(released__lte=F("games")), name="match_request_released_le_games"),
+            models.CheckConstraint(condition=~Q(bot=F("opponent")), name="match_request_not_against_itself"),
+        ]
+
+    def __str__(self) -> str:
+        return f"scrim {self.pk}: {self.bot} vs {self.opponent}, {self.games} games"
+
+    def get_absolute_url(self) -> str:
+        return reverse("scrim", args=[self.pk])
 
 
 class MatchEntry(models.Model):
@@ -500,6 +614,12 @@ class Rating(models.Model):
     wins = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
     last_played = models.DateTimeField(null=True, blank=True)
+    # The rating at the version's newest history point (league.arena.history): a refit compares against it
+    # without probing the history table once per version.
+    point_elo = models.FloatField(null=True, blank=True)
+    point_low = models.FloatField(null=True, blank=True)
+    point_high = models.FloatField(null=True, blank=True)
+    point_games = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["game", "-elo"])]

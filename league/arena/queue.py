@@ -9,14 +9,23 @@ row that is not committed yet, and nothing is sent for work that rolled back.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+import kombu.exceptions
+from django.conf import settings
 from django.db import transaction
 
+from league.arena import retrying
+from league.arena.models import Match
 from league.celery import app
+
+log = logging.getLogger(__name__)
 
 PLAY_MATCH = "league.arena.tasks.play_match"
 PLAY_VALIDATION = "league.arena.tasks.play_validation"  # routed to its own queue (settings.CELERY_TASK_ROUTES)
+PLAY_SCRIM = "league.arena.tasks.play_scrim"  # routed to the scrim queue (settings.CELERY_TASK_ROUTES)
+RELEASE_SCRIMS = "league.arena.tasks.release_scrims"
 REFIT_RATINGS = "league.arena.tasks.refit_ratings"
 FINISH_TOURNAMENT = "league.arena.tasks.finish_tournament"
 
@@ -24,7 +33,16 @@ FINISH_TOURNAMENT = "league.arena.tasks.finish_tournament"
 def _send(name: str, args: tuple[Any, ...], countdown: float | None) -> None:
     # A signature runs a registered task as the task itself would (eager mode included) and falls back to
     # sending by name in a process that never imported tasks.py (the web server).
-    app.signature(name, args=args, countdown=countdown).apply_async()
+    try:
+        app.signature(name, args=args, countdown=countdown).apply_async()
+    except retrying.BROKER_ERRORS as error:
+        # The transaction has committed: raising would only fail a caller whose work is done. The upkeep sends
+        # whatever this message asked for again, from what the database says.
+        log.error(
+            "%s not sent: %s; the upkeep re-derives it from the database",
+            retrying.describe(name, args),
+            retrying.what_failed(error),
+        )
 
 
 def send_on_commit(name: str, *args: Any, countdown: float | None = None) -> None:
@@ -40,10 +58,19 @@ def play_validation(match_id: int, countdown: float | None = None) -> None:
     send_on_commit(PLAY_VALIDATION, match_id, countdown=countdown)
 
 
+def play_scrim(match_id: int, countdown: float | None = None) -> None:
+    send_on_commit(PLAY_SCRIM, match_id, countdown=countdown)
+
+
 def play(match_id: int, kind: str, countdown: float | None = None) -> None:
-    """Send a match (again) to the queue its kind plays on: validations have their own."""
-    send = play_validation if kind == "validation" else play_match
+    """Send a match (again) to the queue its kind plays on: validations and scrims have their own."""
+    send = {"validation": play_validation, "scrim": play_scrim}.get(kind, play_match)
     send(match_id, countdown=countdown)
+
+
+def release_scrims() -> None:
+    """Ask for the next scrim matches to be put on their queue, if the league has room (league.arena.scrims)."""
+    send_on_commit(RELEASE_SCRIMS)
 
 
 def refit_ratings(game: str) -> None:
@@ -52,3 +79,23 @@ def refit_ratings(game: str) -> None:
 
 def finish_tournament(tournament_id: int) -> None:
     send_on_commit(FINISH_TOURNAMENT, tournament_id)
+
+
+def match_queues() -> dict[str, list[str]]:
+    """The queue each kind of match is sent to: validations and scrims have their own (settings.CELERY_TASK_ROUTES)."""
+    own = {settings.ARENA_VALIDATION_QUEUE: Match.Kind.VALIDATION, settings.ARENA_SCRIM_QUEUE: Match.Kind.SCRIM}
+    others = [kind for kind in Match.Kind if kind not in own.values()]
+    return {settings.CELERY_TASK_DEFAULT_QUEUE: others, **{name: [kind] for name, kind in own.items()}}
+
+
+def waiting(queue_name: str) -> int | None:
+    """How many messages wait in the broker's queue `queue_name` (not those a worker holds); None if unreachable."""
+    try:
+        with app.connection_for_read() as connection:
+            try:
+                return connection.default_channel.queue_declare(queue=queue_name, passive=True).message_count
+            except kombu.exceptions.ChannelError:
+                return 0  # the queue does not exist (yet, or any more): nothing waits in it
+    except retrying.BROKER_ERRORS as error:
+        log.warning("queue %s not read: %s", queue_name, retrying.what_failed(error))
+        return None

@@ -26,17 +26,17 @@ from datetime import datetime, timedelta
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from league import ratings
-from league.arena import coop_ratings, history, queue, signals
+from league.arena import coop_ratings, heartbeats, history, queue, refit_sql, retrying, signals
 from league.arena.models import PairResult, Rating, RatingFit, RatingPoint
 
 log = logging.getLogger(__name__)
 
 ANCHOR = 1500.0
-LEASE = timedelta(seconds=60)  # a refit takes well under a second; one silent this long has died
+LEASE = timedelta(seconds=5)  # a refit's heartbeat comes every second (league.arena.heartbeats): silent this long, dead
 
 
 class _ClaimLost(Exception):
@@ -58,27 +58,20 @@ class GameCounts:
 
 def pair_counts(game: str) -> tuple[GameCounts, dict[int, datetime]]:
     """The pair counts of `game` (or of a co-op ladder's key), and when each version last played a rated game."""
-    pairs = (coop_ratings.pairs(game) if coop_ratings.is_key(game) else PairResult.objects.filter(game=game)).order_by()
-    table = np.array(
-        list(pairs.values_list("first_id", "second_id", "first_wins", "second_wins", "draws")), dtype=np.int64
-    ).reshape(-1, 5)
-    players, index = np.unique(table[:, :2], return_inverse=True)
+    pairs = coop_ratings.pairs(game) if coop_ratings.is_key(game) else PairResult.objects.filter(game=game)
+    table = refit_sql.read_pairs(pairs)
+    players, index = np.unique(table.rows[:, :2], return_inverse=True)
     index = index.reshape(-1, 2)
-    last: dict[int, datetime] = {}
-    for side in ("first", "second"):  # each version's latest pair, grouped in the database
-        for version, played in pairs.values(side).annotate(latest=Max("last_played")).values_list(side, "latest"):
-            if version not in last or played > last[version]:
-                last[version] = played
     counts = GameCounts(
         players=[int(player) for player in players],
         a=index[:, 0],
         b=index[:, 1],
-        wins_a=table[:, 2],
-        wins_b=table[:, 3],
-        draws=table[:, 4],
-        total=int(table[:, 2:].sum()),
+        wins_a=table.rows[:, 2],
+        wins_b=table.rows[:, 3],
+        draws=table.rows[:, 4],
+        total=int(table.rows[:, 2:].sum()),
     )
-    return counts, last
+    return counts, table.last_played
 
 
 def fit(counts: GameCounts, start: dict[int, float] | None = None) -> dict[int, ratings.Rating]:
@@ -138,20 +131,37 @@ def run(game: str) -> int:
     if token is None:
         return 0
     stored = 0
-    while True:
-        # Clearing `pending` first: a match committed after this point sets it again and gets one more fit.
-        if not RatingFit.objects.filter(game=game, claim_token=token).update(pending=False, claimed_at=timezone.now()):
-            break
-        counts, last_played = pair_counts(game)
-        if not store(game, token, counts, fit(counts, stored_elos(game)), last_played):
-            break
-        stored += 1
-        if RatingFit.objects.filter(game=game, claim_token=token, pending=False).update(
-            claim_token=None, claimed_at=None
-        ):
-            return stored
+
+    def beat() -> bool:
+        return bool(RatingFit.objects.filter(game=game, claim_token=token).update(claimed_at=timezone.now()))
+
+    try:
+        with heartbeats.Heartbeat(beat, f"refit of {game}"):
+            while True:
+                # Clearing `pending` first: a match committed after this point sets it again and gets one more fit.
+                if not RatingFit.objects.filter(game=game, claim_token=token).update(
+                    pending=False, claimed_at=timezone.now()
+                ):
+                    break
+                counts, last_played = pair_counts(game)
+                if not store(game, token, counts, fit(counts, stored_elos(game)), last_played):
+                    break
+                stored += 1
+                if RatingFit.objects.filter(game=game, claim_token=token, pending=False).update(
+                    claim_token=None, claimed_at=None
+                ):
+                    return stored
+    except retrying.TRANSIENT as error:
+        # Hand the claim back as soon as the database answers, so the task's retry takes it at once.
+        retrying.call(lambda: _release(game, token), f"refit of {game}: handing its claim back")
+        log.warning("refit of %s: %s; asked for again", game, retrying.what_failed(error))
+        raise
     log.warning("refit of %s: the claim was taken over (this refit was presumed dead); its fit is dropped", game)
     return stored
+
+
+def _release(game: str, token: uuid.UUID) -> None:
+    RatingFit.objects.filter(game=game, claim_token=token).update(claim_token=None, claimed_at=None, pending=True)
 
 
 def refit(game: str) -> bool:
@@ -176,8 +186,9 @@ def store(
                 coop_ratings.write(game, fitted)
             else:
                 # One insert: the versions whose rating moved since their own last point.
-                RatingPoint.objects.bulk_create(history.new_points(game, fitted, now), batch_size=2_000)
-                _write(game, fitted, last_played)
+                points, moved = history.next_points(history.last_points(game), fitted)
+                RatingPoint.objects.bulk_create(history.point_rows(game, points, moved, now), batch_size=2_000)
+                _write(game, fitted, last_played, points)
             # Checked last, so the state row is locked only for the commit, never while the ratings are written.
             stamped = RatingFit.objects.filter(game=game, claim_token=token).update(games=counts.total, fitted_at=now)
             if not stamped:
@@ -188,33 +199,40 @@ def store(
     return True
 
 
-def _write(game: str, fitted: dict[int, ratings.Rating], last_played: dict[int, datetime]) -> None:
-    Rating.objects.filter(game=game).exclude(version_id__in=list(fitted)).delete()
-    Rating.objects.bulk_create(
-        [
-            Rating(
-                version_id=pk,
-                game=game,
-                elo=r.elo,
-                low=r.low,
-                high=r.high,
-                games=r.games,
-                wins=r.wins,
-                losses=r.losses,
-                last_played=last_played.get(pk),
-            )
-            for pk, r in fitted.items()
-        ],
-        update_conflicts=True,
-        unique_fields=["version"],
-        update_fields=["game", "elo", "low", "high", "games", "wins", "losses", "last_played"],
-        batch_size=2_000,
+def _write(
+    game: str,
+    fitted: dict[int, ratings.Rating],
+    last_played: dict[int, datetime],
+    points: dict[int, history.Point],
+) -> None:
+    versions = list(fitted)
+    rated, kept = [fitted[pk] for pk in versions], [points[pk] for pk in versions]
+    refit_sql.replace_ratings(
+        game,
+        {
+            "version_id": versions,
+            "elo": [r.elo for r in rated],
+            "low": [r.low for r in rated],
+            "high": [r.high for r in rated],
+            "games": [r.games for r in rated],
+            "wins": [r.wins for r in rated],
+            "losses": [r.losses for r in rated],
+            "last_played": [last_played.get(pk) for pk in versions],
+            "point_elo": [p.elo for p in kept],
+            "point_low": [p.low for p in kept],
+            "point_high": [p.high for p in kept],
+            "point_games": [p.games for p in kept],
+        },
     )
 
 
 def resume_stale() -> int:
-    """Queue a refit for each game whose refit was asked for but whose claimant died; returns how many."""
-    stale = RatingFit.objects.filter(pending=True).exclude(_live_claim()).values_list("game", flat=True)
+    """Queue a refit for each game whose refit was asked for but whose claimant died or whose message was lost.
+
+    A refit asked for less than a lease after the last fit is most likely on its way: it is left alone.
+    """
+    recent = Q(fitted_at__gte=timezone.now() - LEASE)
+    stale = RatingFit.objects.filter(pending=True).exclude(_live_claim()).exclude(recent).values_list("game", flat=True)
     games = list(stale)
     for game in games:
         queue.refit_ratings(game)

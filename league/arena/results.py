@@ -4,7 +4,7 @@
 rated competitive matches the per-pair counts (`PairResult`), and for competitive matches but validations each
 version's results by seat (`SeatResult`) in the caller's transaction, so the aggregates are never out of step
 with the games. `rebuild` recomputes every aggregate from the stored games (the
-`rebuild_results` management command), and must give exactly what `save_games` kept.
+`rebuild_results` management command), the co-op challenge results too, and must give exactly what the stores kept.
 
 Concurrent workers storing matches on PostgreSQL must not deadlock: the only rows two of them can both write are
 `PairResult` and `SeatResult` rows (their own match and entries are theirs alone), and those are written by one
@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from django.apps import apps as global_apps
 from django.apps.registry import Apps
@@ -26,6 +26,8 @@ from django.db import connection, transaction
 from django.db.models import Aggregate, Count, Max, Model, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 
+from bots.reply_bounds import storable_text
+from league.arena import coop_rebuild
 from league.arena.models import (
     COMPETITIVE_GAMES,
     FORFEITS,
@@ -113,7 +115,7 @@ def save_games(
                 winner_seat=outcome.winner,
                 fault_seat=outcome.seat if outcome.termination.value in FORFEITS else None,
                 score=outcome.score,
-                detail=outcome.detail or "",
+                detail=storable_text(outcome.detail or ""),
                 turns=len(log.get("turns", [])),
                 log_zlib=Game.compress_log(log),
                 played_at=played_at,
@@ -191,7 +193,7 @@ def _add_to_entries(
         changes = {**total, "games": len(total["games"])}
         text = stderr.get(index, "")
         if text:
-            changes["stderr_tail"] = text[-STDERR_TAIL_CHARS:]
+            changes["stderr_tail"] = storable_text(text, STDERR_TAIL_CHARS, tail=True)
         # Stored once per match (the claim guarantees it), so the counts are set, not added.
         MatchEntry.objects.filter(match=match, index=index).update(**changes)
 
@@ -244,17 +246,26 @@ def add_to_pairs(counts: dict[PairKey, PairCounts]) -> None:
         cursor.execute(sql, values)
 
 
+class Rebuilt(NamedTuple):
+    entries: int
+    pairs: int
+    seats: int
+    coop: coop_rebuild.Rebuilt | None
+
+
 @transaction.atomic
-def rebuild(apps: Apps = global_apps, seats: bool = True) -> tuple[int, int, int]:
-    """Recompute every aggregate from the stored games; returns (match entries, pairs of versions, version seats).
+def rebuild(apps: Apps = global_apps, seats: bool = True, coop: bool = True) -> Rebuilt:
+    """Recompute every aggregate from the stored games: match entries, pairs of versions, version seats and the
+    co-op challenge results (deal results, standings, duplicate comparisons; see `coop_rebuild`).
 
     `apps` is the model registry: the project's, or a migration's historical one (the data migrations that
-    introduced the aggregates fill them with this; `seats=False` for a state before `SeatResult`).
+    introduced the aggregates fill them with this; `seats=False` for a state before `SeatResult`, `coop=False`
+    for one before the co-op seasons).
     """
     entries = _rebuild_entries(apps.get_model("arena", "GameSeat"), apps.get_model("arena", "MatchEntry"))
     pairs = _rebuild_pairs(apps.get_model("arena", "GameSeat"), apps.get_model("arena", "PairResult"))
     seat_rows = rebuild_seats(apps) if seats else 0
-    return entries, pairs, seat_rows
+    return Rebuilt(entries, pairs, seat_rows, coop_rebuild.rebuild(apps) if coop else None)
 
 
 def rebuild_seats(apps: Apps = global_apps) -> int:

@@ -1,6 +1,7 @@
 """The continuous ladder's schedule: who plays whom next.
 
-Each bot takes part with its newest active version (`Bot.active_version`); every version keeps its own rating.
+Each bot on the ladder (`Bot.objects.on_ladder()`: not retired, not disabled) takes part with its newest active
+version (`Bot.active_version`); every version keeps its own rating.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ ANCHOR = 1500.0  # the rating a member without one is paired as
 
 
 def members(game: str) -> list[BotVersion]:
-    """The ladder version of every bot of this game."""
-    return list(BotVersion.objects.filter(active_for__game=game).select_related("bot__owner").order_by("pk"))
+    """The ladder version of every bot of this game that is on the ladder."""
+    ladder = BotVersion.objects.on_ladder().filter(bot__game=game)
+    return list(ladder.select_related("bot__owner").order_by("pk"))
 
 
 def pair(candidates: list[BotVersion], games: dict[int, int], elo: dict[int, float], room: int) -> list[tuple]:

@@ -1,59 +1,69 @@
 """Celery tasks: thin adapters that take an id and call one domain function.
 
 Every task is safe to run twice or concurrently; the domain functions claim their work with
-conditional UPDATEs. Domain code queues them by name through `league.arena.queue` (on commit),
-so this module imports the domain and never the other way round.
+conditional UPDATEs, and each task retries on database and broker errors (`retrying.ResilientTask`).
+Domain code queues them by name through `league.arena.queue` (on commit), so this module imports the
+domain and never the other way round.
 """
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from league.arena import challenges, matches, refits, scheduling, tournaments, validations
+from league.arena import challenges, matches, refits, scheduling, scrims, tournaments, upkeep
+from league.arena.retrying import ResilientTask
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_match")
+@shared_task(base=ResilientTask, acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_match")
 def play_match(match_id: int) -> None:
     matches.play(match_id)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_validation")
+@shared_task(base=ResilientTask, acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_validation")
 def play_validation(match_id: int) -> None:
     matches.play(match_id)
 
 
-@shared_task(acks_late=True, name="league.arena.tasks.refit_ratings")
+@shared_task(base=ResilientTask, acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_scrim")
+def play_scrim(match_id: int) -> None:
+    matches.play(match_id)
+
+
+@shared_task(base=ResilientTask, name="league.arena.tasks.release_scrims")
+def release_scrims() -> None:
+    scrims.release()
+
+
+@shared_task(base=ResilientTask, acks_late=True, name="league.arena.tasks.refit_ratings")
 def refit_ratings(game: str) -> None:
     refits.run(game)
 
 
-@shared_task(acks_late=True, name="league.arena.tasks.start_tournament")
+@shared_task(base=ResilientTask, acks_late=True, name="league.arena.tasks.start_tournament")
 def start_tournament(tournament_id: int) -> None:
     tournaments.start(tournament_id)
 
 
-@shared_task(acks_late=True, name="league.arena.tasks.finish_tournament")
+@shared_task(base=ResilientTask, acks_late=True, name="league.arena.tasks.finish_tournament")
 def finish_tournament(tournament_id: int) -> None:
     tournaments.finish_if_done(tournament_id)
 
 
-@shared_task(name="league.arena.tasks.start_due_tournaments")
+@shared_task(base=ResilientTask, name="league.arena.tasks.start_due_tournaments")
 def start_due_tournaments() -> None:
     tournaments.start_due()
 
 
-@shared_task(name="league.arena.tasks.schedule_ladder")
+@shared_task(base=ResilientTask, name="league.arena.tasks.schedule_ladder")
 def schedule_ladder() -> None:
     scheduling.schedule_all()
 
 
-@shared_task(name="league.arena.tasks.requeue_lost_matches")
-def requeue_lost_matches() -> None:
-    matches.requeue_lost()
-    refits.resume_stale()
-    validations.release_all()
+@shared_task(base=ResilientTask, name="league.arena.tasks.upkeep")
+def run_upkeep() -> None:
+    upkeep.run()
 
 
-@shared_task(name="league.arena.tasks.schedule_challenges")
+@shared_task(base=ResilientTask, name="league.arena.tasks.schedule_challenges")
 def schedule_challenges() -> None:
     challenges.schedule_all()

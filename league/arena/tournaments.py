@@ -26,27 +26,31 @@ class TournamentError(ValueError):
 def start(tournament_id: int) -> list[Match]:
     """Freeze each participant's ladder version (its newest active one) and queue all matches; [] if already started.
 
-    Participants without an active version at that moment are left out (their entry keeps no version).
+    Participants not on the ladder at that moment (no active version; retired or disabled) are left out (their
+    entry keeps no version).
     """
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         if tournament.status != Tournament.Status.DRAFT:
             return []
         tournament.clean()
-        entries = list(tournament.entries.select_related("bot__active_version").order_by("pk"))
+        entries = list(tournament.entries.select_related("bot__active_version", "bot__owner").order_by("pk"))
         playing: list[TournamentEntry] = []
         for entry in entries:
             if entry.bot.game != tournament.game:
                 raise TournamentError(f"{entry.bot} plays {entry.bot.get_game_display()}, not {tournament.game}")
-            entry.version = entry.bot.active_version
+            entry.version = entry.bot.active_version if entry.bot.is_on_ladder else None
             entry.save(update_fields=["version"])
             if entry.version is not None:
                 playing.append(entry)
         if len(playing) < 2:
             raise TournamentError(
-                f"{tournament} needs at least two participants with an active version; it has {len(playing)}"
+                f"{tournament} needs at least two participants with an active version, neither retired nor "
+                f"disabled; it has {len(playing)}"
             )
-        Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.RUNNING, started_at=timezone.now())
+        Tournament.objects.filter(pk=tournament.pk).update(
+            status=Tournament.Status.RUNNING, started_at=timezone.now(), registration_open=False
+        )
         planned = coop_tournaments.plan(tournament, [e.version for e in playing]) if tournament.is_coop else []
         for round_index in range(0 if tournament.is_coop else tournament.pairing_rounds):
             for first, second in combinations(playing, 2):
@@ -90,6 +94,16 @@ def start_due() -> int:
 def finish_if_done(tournament_id: int) -> bool:
     tournament = Tournament.objects.filter(pk=tournament_id).first()
     return tournament is not None and tournament.mark_finished_if_done()
+
+
+def finish_all_done() -> int:
+    """Finish every running tournament whose matches are all over (a lost finish_tournament task's work)."""
+    unfinished = Match.objects.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).values("tournament_id")
+    over = Tournament.objects.filter(status=Tournament.Status.RUNNING).exclude(pk__in=unfinished)
+    finished = [tournament.pk for tournament in over if tournament.mark_finished_if_done()]
+    for pk in finished:
+        log.warning("tournament %s: all its matches were over but it was still running; finished now", pk)
+    return len(finished)
 
 
 @dataclass

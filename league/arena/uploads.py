@@ -189,6 +189,9 @@ def add_version(bot: Bot, upload: InspectedUpload) -> BotVersion:
     """Store a new version (never replacing an old one) and queue the games that validate it."""
     # Locking the owner serialises their uploads: version numbers per bot, and the quotas.
     get_user_model().objects.select_for_update().filter(pk=bot.owner_id).get()
+    bot.refresh_from_db(fields=["disabled_at"])
+    if bot.disabled_at is not None:
+        raise UploadRejected(f"{bot.name} was disabled by the staff: it takes no new versions")
     existing = bot.versions.filter(sha256=upload.sha256).first()
     if existing is not None:
         raise UploadRejected(f"this exact file is already version {existing.number} of {bot.name}")

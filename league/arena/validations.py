@@ -14,9 +14,9 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.dispatch import receiver
 
-from league.arena import queue, seeds, signals
+from league.arena import caching, queue, seeds, signals
 from league.arena.house import house_version
-from league.arena.models import BotVersion, Match, MatchEntry
+from league.arena.models import Bot, BotVersion, Match, MatchEntry
 
 UNFINISHED = [Match.Status.QUEUED, Match.Status.RUNNING]
 
@@ -29,9 +29,11 @@ def _candidates(owner_id: int) -> QuerySet:
 
 
 def waiting(owner_id: int) -> QuerySet:
-    """The owner's validating versions whose validation match is not queued yet, oldest first."""
+    """The owner's validating versions whose validation match is not queued yet, oldest first; those of bots the
+    staff disabled (or of a disabled account) wait until they are enabled again."""
     return (
         BotVersion.objects.filter(bot__owner_id=owner_id, status=BotVersion.Status.VALIDATING)
+        .filter(bot__in=Bot.objects.allowed())
         .exclude(pk__in=_candidates(owner_id).values("version_id"))
         .select_related("bot")
         .order_by("created", "pk")
@@ -56,6 +58,8 @@ def queue_validation(version: BotVersion) -> Match:
     """The validation match of a new version (index 0) against the house opponent (index 1)."""
     game = version.bot.game
     opponent = house_version(settings.ARENA_VALIDATION_OPPONENT, game)
+    owner = version.bot.owner_id
+    transaction.on_commit(lambda: caching.bump(caching.own_validations_scope(owner)))  # the API's cached list
     return Match.objects.create_with_entries(
         [version, opponent],
         kind=Match.Kind.VALIDATION,

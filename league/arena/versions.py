@@ -1,4 +1,4 @@
-"""What an owner can do with one of their versions after uploading it: prune it, or validate it again.
+"""What an owner can do with one of their versions after uploading it: download it, prune it, or validate it again.
 
 Pruning deletes the upload and keeps everything else (the version row, its hash, its games, whose logs replay
 without the code), so the version stops counting towards its owner's quotas. Revalidating queues a fresh
@@ -6,6 +6,8 @@ validation match for a version whose validation the server itself could not run.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Q
@@ -17,6 +19,28 @@ from league.arena.models import Bot, BotUpload, BotVersion, Match, Tournament
 
 class NotAllowed(ValueError):
     """The action does not apply to this version now; the message says why, for its owner."""
+
+
+CONTENT_TYPES = {BotVersion.Kind.PY: "text/x-python; charset=utf-8", BotVersion.Kind.ZIP: "application/zip"}
+
+
+@dataclass(frozen=True)
+class Download:
+    filename: str
+    content_type: str
+    content: bytes
+
+
+def download(version: BotVersion) -> Download:
+    """The version's upload as it was sent (NotAllowed for a house bot or a pruned version). Who may have it (the
+    owner and staff) is the caller's check: the site's view and the API's."""
+    upload = BotUpload.objects.filter(version=version).first()
+    if upload is None:
+        if version.kind == BotVersion.Kind.HOUSE:
+            raise NotAllowed(f"{version} is a house bot: it has no uploaded file")
+        raise NotAllowed(f"{version} was pruned: its upload is deleted")
+    filename = version.filename or f"bot.{version.kind}"
+    return Download(filename, CONTENT_TYPES.get(version.kind, "application/octet-stream"), bytes(upload.content))
 
 
 def _unfinished(version: BotVersion) -> Q:
@@ -69,12 +93,29 @@ def failed_on_server(version: BotVersion) -> bool:
     return newest == Match.Status.FAILED
 
 
+def staff_revalidation_refusal(version: BotVersion) -> str | None:
+    """Why staff cannot validate the version again, or None: any failed upload that is still kept can be."""
+    if version.status != BotVersion.Status.FAILED:
+        return f"{version} is {version.get_status_display()}, not failed"
+    if version.pruned_at is not None:
+        return f"{version} is pruned: its upload is gone"
+    return None
+
+
 @transaction.atomic
-def revalidate(version: BotVersion) -> None:
-    """Validate again a version that failed for a server reason (a fresh validation match); NotAllowed otherwise."""
+def revalidate(version: BotVersion, by_staff: bool = False) -> None:
+    """Validate again a failed version (a fresh validation match); NotAllowed otherwise.
+
+    Its owner may do so when the server could not run the validation games; staff may for any failed version
+    whose upload is kept (after the validation rules or the house opponent changed, say).
+    """
     BotVersion.objects.select_for_update().filter(pk=version.pk).get()
     version.refresh_from_db()
-    if not failed_on_server(version):
+    if by_staff:
+        refusal = staff_revalidation_refusal(version)
+        if refusal:
+            raise NotAllowed(refusal)
+    elif not failed_on_server(version):
         raise NotAllowed(
             f"{version.label} can be validated again only when the server could not run its validation games"
         )

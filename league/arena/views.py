@@ -16,7 +16,17 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from league.arena import bot_pages, caching, coop_tournaments, docs, leaderboards, tournaments, wording
+from league.arena import (
+    bot_pages,
+    caching,
+    coop_tournaments,
+    docs,
+    leaderboards,
+    scrim_views,
+    tournament_views,
+    tournaments,
+    wording,
+)
 from league.arena.decorators import per_user, throttled, with_bot
 from league.arena.forms import NewBotForm, NewVersionForm, SignupForm
 from league.arena.models import (
@@ -147,6 +157,7 @@ def _entries_with_bots() -> Prefetch:
 def bot_page(request: HttpRequest, bot: Bot) -> HttpResponse:
     context = bot_pages.page_context(request, bot)
     context["form"] = NewVersionForm() if context["is_owner"] else None
+    context.update(scrim_views.bot_page_part(request, bot))
     return render(request, "arena/bot.html", context)
 
 
@@ -184,6 +195,7 @@ def new_version(request: HttpRequest, bot: Bot) -> HttpResponse:
             return redirect(bot)
     context = bot_pages.page_context(request, bot)
     context["form"] = form
+    context.update(scrim_views.bot_page_part(request, bot))
     return render(request, "arena/bot.html", context, status=400)
 
 
@@ -236,6 +248,7 @@ class Progress:
     running: int
     done: int
     failed: int
+    cancelled: int
 
     @property
     def percent(self) -> int:
@@ -243,7 +256,7 @@ class Progress:
 
     @property
     def matches(self) -> int:
-        return self.queued + self.running + self.done + self.failed
+        return self.queued + self.running + self.done + self.failed + self.cancelled
 
 
 def tournament_progress(tournament: Tournament) -> Progress:
@@ -272,7 +285,11 @@ def _tournament_context(tournament: Tournament) -> dict:
 
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, pk=tournament_id)
-    return render(request, "arena/tournament.html", _tournament_context(tournament))
+    context = _tournament_context(tournament)
+    context["enterable"] = tournament_views.enterable_bots(request, tournament)
+    if request.user.has_perm("arena.change_tournament"):
+        context["staff_actions"] = tournament_views.available_actions(tournament)
+    return render(request, "arena/tournament.html", context)
 
 
 def tournament_live(request: HttpRequest, tournament_id: int) -> HttpResponse:
@@ -364,7 +381,7 @@ def user_page(request: HttpRequest, username: str) -> HttpResponse:
         Rating.objects.filter(
             game=OuterRef("game"),
             elo__gt=OuterRef("active_version__rating__elo"),
-            version__active_for__game=OuterRef("game"),
+            version__in=BotVersion.objects.on_ladder(),
         )
         .order_by()
         .values("game")
@@ -380,7 +397,7 @@ def user_page(request: HttpRequest, username: str) -> HttpResponse:
     for bot in page:
         rating = getattr(bot.active_version, "rating", None) if bot.active_version else None
         bot.rating = rating
-        bot.rank = (bot.higher or 0) + 1 if rating is not None else None
+        bot.rank = (bot.higher or 0) + 1 if rating is not None and bot.is_on_ladder else None
     return render(request, "arena/user.html", {"owner": owner, "page": page})
 
 

@@ -22,3 +22,8 @@ def worker_command(concurrency: int, *extra: str) -> list[str]:
         "INFO",
         *extra,
     ]
+
+
+def league_queues(queue: str) -> str:
+    """`--queues` for a worker doing all of a league's work whose ARENA_QUEUE is `queue` (see settings.py)."""
+    return f"{queue},{queue}.validation,{queue}.scrim,{queue}.control"

@@ -70,11 +70,13 @@ def genuine_log(game):
 def league(db, alice, bob, make_version, record_games):
     """A small league. Alice owns `ace`: v1 active, v2 failed validation (private reason and stderr). Bob owns `bee`.
     A rated ladder match ace-bee (2 games, the first with a genuine log; Alice's entry has a stderr tail), a
-    finished tournament between them (3 games), and v2's validation match against bee (1 game)."""
+    finished tournament between them (3 games), v2's validation match against bee (1 game), and Alice's scrim request
+    of ace against bee (4 games, not released). A co-op season of The Game (4 deals, solo and pairs): Alice's `solo`
+    and Bob's `pal` played every deal (stored, not played)."""
     from django.utils import timezone
 
     from league.arena import refits
-    from league.arena.models import BotVersion, Tournament, TournamentEntry
+    from league.arena.models import BotVersion, MatchRequest, Tournament, TournamentEntry
 
     ace = make_version(alice, "ace")
     bee = make_version(bob, "bee")
@@ -90,6 +92,10 @@ def league(db, alice, bob, make_version, record_games):
     TournamentEntry.objects.create(tournament=tournament, bot=bee.bot, version=bee)
     played = record_games(ace, bee, [0, 0, 1], tournament=tournament, kind="tournament")
     refits.refit("face-to-face")
+    scrim = MatchRequest.objects.create(
+        requester=alice, bot=ace.bot, version=ace, opponent=bee.bot, opponent_version=bee, games=4
+    )
+    season, solo, pal = coop_season(alice, bob, make_version)
     return {
         "ace": ace.bot,
         "ace_v1": ace,
@@ -102,4 +108,26 @@ def league(db, alice, bob, make_version, record_games):
         "tournament_match": played,
         "validation": validation,
         "validation_game": validation.played_games.get(),
+        "scrim": scrim,
+        "season": season,
+        "solo": solo.bot,
+        "solo_v1": solo,
+        "pal": pal.bot,
     }
+
+
+def coop_season(alice, bob, make_version):
+    """A current season of The Game, 4 deals in teams of 1 and 2, with two bots' results stored and rated."""
+    from league.arena import challenges, refits
+    from tests.league.coop_helpers import record_coop
+
+    season = challenges.start_season("the-game", deals=4, chunk=4, team_sizes=[1, 2])
+    solo = make_version(alice, "solo", game="the-game")
+    pal = make_version(bob, "pal", game="the-game")
+    record_coop(season, solo, 1, [0, 3, 12, 0])
+    record_coop(season, pal, 1, [5, 3, 0, 7])
+    record_coop(season, solo, 2, [1, 2, 0, 0])
+    record_coop(season, pal, 2, [4, 2, 1, 0])
+    for players in season.team_sizes:
+        refits.refit(season.rating_key(players))
+    return season, solo, pal

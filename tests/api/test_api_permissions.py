@@ -1,6 +1,6 @@
 """Every API endpoint for each of anonymous, the owner (Alice), another user (Bob) and staff: the status code, and
 that private details reach only those allowed to see them (a version's failure and stderr, an entry's stderr, the
-run's state of a match, a bot's source, the validation matches)."""
+run's state of a match, a bot's source, the validation matches, a scrim request)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ EVERYONE = dict.fromkeys(ROLES, 200)
 OWNER_AND_STAFF = {"anonymous": 404, "owner": 200, "other": 404, "staff": 200}
 OWNER_WRITES = {"anonymous": 401, "owner": 200, "other": 403, "staff": 403}
 NOT_ALLOWED = {"anonymous": 401, "owner": 405, "other": 405, "staff": 405}
+SIGNED_IN = {"anonymous": 401, "owner": 200, "other": 200, "staff": 200}
 NEW_BOT_SOURCE = b"def play(observation):\n    return []\n# new\n"
 
 
@@ -21,6 +22,10 @@ def new_bot():
 
 def new_version():
     return {"file": SimpleUploadedFile("bot.py", NEW_BOT_SOURCE + b"# v3\n")}
+
+
+def new_scrim():
+    return {"bot": "{ace}", "opponent": "{bee}", "games": 2}  # ids filled in from the league fixture
 
 
 # (method, path with {placeholders} from the league fixture, body factory, expected status per role,
@@ -35,6 +40,8 @@ CASES = [
     ("GET", "/api/bots/{ace}/", None, EVERYONE, (), ()),
     ("PATCH", "/api/bots/{ace}/", lambda: {"description": "new words"}, OWNER_WRITES, (), ()),
     ("PUT", "/api/bots/{ace}/", lambda: {"name": "x"}, NOT_ALLOWED, (), ()),
+    ("POST", "/api/bots/{ace}/retire/", None, OWNER_WRITES, (), ()),
+    ("POST", "/api/bots/{ace}/unretire/", None, OWNER_WRITES, (), ()),
     ("DELETE", "/api/bots/{ace}/", None, NOT_ALLOWED, (), ()),
     (
         "GET",
@@ -84,8 +91,27 @@ CASES = [
     ("GET", "/api/games/{game}/log", None, EVERYONE, (), ()),
     ("GET", "/api/games/{validation_game}/", None, OWNER_AND_STAFF, (), ()),
     ("GET", "/api/games/{validation_game}/log", None, OWNER_AND_STAFF, (), ()),
+    ("GET", "/api/match-requests/", None, SIGNED_IN, ("owner",), ("/scrims/",)),
+    ("GET", "/api/match-requests/{scrim}/", None, {"anonymous": 401, "owner": 200, "other": 404, "staff": 200}, (), ()),
+    ("POST", "/api/match-requests/", new_scrim, {"anonymous": 401, "owner": 201, "other": 403, "staff": 403}, (), ()),
+    ("PATCH", "/api/match-requests/{scrim}/", lambda: {"games": 1}, NOT_ALLOWED, (), ()),
+    ("DELETE", "/api/match-requests/{scrim}/", None, NOT_ALLOWED, (), ()),
     ("GET", "/api/leaderboards/", None, EVERYONE, (), ()),
     ("GET", "/api/leaderboards/face-to-face/", None, EVERYONE, (), ()),
+    ("GET", "/api/seasons/", None, EVERYONE, (), ()),
+    ("GET", "/api/seasons/?game=the-game&current=true", None, EVERYONE, (), ()),
+    ("POST", "/api/seasons/", lambda: {"game": "the-game"}, NOT_ALLOWED, (), ()),
+    ("GET", "/api/seasons/{season}/", None, EVERYONE, (), ()),
+    ("PATCH", "/api/seasons/{season}/", lambda: {"deals": 5}, NOT_ALLOWED, (), ()),
+    ("DELETE", "/api/seasons/{season}/", None, NOT_ALLOWED, (), ()),
+    ("GET", "/api/seasons/{season}/deals/", None, EVERYONE, (), ()),
+    ("GET", "/api/seasons/{season}/deals/3/", None, EVERYONE, (), ()),
+    ("GET", "/api/seasons/{season}/deals/4/", None, dict.fromkeys(ROLES, 404), (), ()),
+    ("GET", "/api/seasons/{season}/results/", None, EVERYONE, (), ()),
+    ("GET", "/api/seasons/{season}/results/?bot={solo}&players=2", None, EVERYONE, (), ()),
+    ("GET", "/api/seasons/{season}/leaderboard/?players=2", None, EVERYONE, (), ()),
+    ("GET", "/api/seasons/{season}/leaderboard/?players=3", None, dict.fromkeys(ROLES, 404), (), ()),
+    ("GET", "/api/seasons/999999/results/", None, dict.fromkeys(ROLES, 404), (), ()),
     ("GET", "/api/schema/", None, EVERYONE, (), ()),
     ("GET", "/api/docs/", None, EVERYONE, (), ()),
     ("GET", "/api/no-such-thing/", None, dict.fromkeys(ROLES, 404), (), ()),
@@ -109,7 +135,7 @@ def test_permission_matrix(league, api, alice, bob, staff, sent, role, method, p
     url = path.format(**ids(league))
     kwargs = {}
     if body is not None:
-        data = body()
+        data = {k: v.format(**ids(league)) if isinstance(v, str) else v for k, v in body().items()}
         kwargs = {"data": data, "format": "multipart" if "file" in data else "json"}
     response = getattr(client, method.lower())(url, **kwargs)
     assert response.status_code == expected[role], response.content[:300]
@@ -162,3 +188,26 @@ def test_the_validation_match_is_listed_only_for_its_owner_and_staff(league, api
         assert (validation in listed) == sees
         filtered = api(user).get(f"/api/matches/?bot={league['ace'].pk}").json()["results"]
         assert (validation in [match["id"] for match in filtered]) == sees
+
+
+def test_the_owners_validation_matches_are_cached_and_a_new_one_is_listed_at_once(
+    league, api, alice, bob, make_version, django_capture_on_commit_callbacks
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from league.arena import validations
+
+    def listed(user) -> tuple[list[int], int]:
+        with CaptureQueriesContext(connection) as queries:
+            found = [match["id"] for match in api(user).get("/api/matches/?kind=validation").json()["results"]]
+        return found, len(queries)
+
+    first, cold = listed(alice)
+    again, warm = listed(alice)
+    assert first == again == [league["validation"].pk] and warm == cold - 1  # the owner's list came from the cache
+    candidate = make_version(alice, "ace", status="validating")
+    with django_capture_on_commit_callbacks(execute=True):
+        match = validations.queue_validation(candidate)
+    assert listed(alice)[0] == [match.pk, league["validation"].pk]
+    assert listed(bob)[0] == [] and listed(None)[0] == []

@@ -126,3 +126,20 @@ def test_cached_standings_and_leaderboards_follow_the_league(
         refits.refit("face-to-face")
     ranked = client.get("/api/leaderboards/face-to-face/").json()["results"]
     assert [(row["rank"], row["bot"]["name"]) for row in ranked] == [(1, "a"), (2, "b")]
+
+
+@pytest.mark.parametrize("query", ["bot={ace}", "version={ace_v1}", "bot={bee}&rated=true"])
+def test_a_bot_or_version_filter_lists_the_same_matches_past_the_constant_ids_limit(
+    league, api, alice, monkeypatch, query
+):
+    from league.api import filters
+
+    url = "/api/matches/?page_size=200&" + query.format(**{name: getattr(v, "pk", v) for name, v in league.items()})
+
+    def listed() -> list[int]:
+        return [match["id"] for match in api(alice).get(url).json()["results"]]
+
+    as_constants = listed()
+    monkeypatch.setattr(filters, "MATCH_IDS_AS_CONSTANTS", 1)  # every bot here played more: a subquery
+    assert listed() == as_constants and len(as_constants) >= 2
+    assert as_constants == sorted(as_constants, reverse=True)

@@ -67,6 +67,8 @@ def test_the_worker_has_bubblewrap_and_libseccomp_and_starts_as_root():
     installs = " ".join(i.arguments for i in instructions("worker", "RUN"))
     assert re.search(r"apt-get install .*\bbubblewrap\b", installs)
     assert re.search(r"apt-get install .*\blibseccomp2\b", installs)  # what pyseccomp loads
+    for launcher in ("util-linux", "mount"):  # setpriv, unshare, mount: bots/sandbox/process.py, scratch.py
+        assert re.search(rf"apt-get install .*\s{launcher}(\s|$)", installs), launcher
     assert "rm -rf /var/lib/apt/lists/*" in installs
     # root only to drop each bot to uid 65534 (bots/sandbox/limits.py); it then runs as nobody
     assert last("worker", "USER").arguments == "0:0"
@@ -105,7 +107,7 @@ def test_collectstatic_runs_as_in_the_build(tmp_path):
     run = next(i for i in instructions("web", "RUN") if "collectstatic" in i.arguments)
     environment = env_instructions(dockerfile(), stage_chain(dockerfile(), "web"))
     environment["STATIC_ROOT"] = str(tmp_path / "static")  # instead of /app/static
-    environment["PATH"] = os.environ["PATH"]
+    environment["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])  # the image's venv
     command = run.arguments.replace("/tmp/build", str(tmp_path / "build"))
     result = subprocess.run(["sh", "-ec", command], cwd=ROOT, env=environment, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-3000:]

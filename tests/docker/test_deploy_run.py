@@ -10,6 +10,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.parse
@@ -65,7 +66,8 @@ def environment(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> 
     """The containers' environment: compose's settings and the image's ENV, on this machine's services."""
     data = tmp_path_factory.mktemp("arena-data")
     return {
-        "PATH": os.environ["PATH"],
+        # The image puts its virtual environment's bin first (docker/Dockerfile); here: this interpreter's.
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
         "HOME": os.environ.get("HOME", "/tmp"),
         "DATABASE_URL": database_url,
         "SECRET_KEY": SECRET,
@@ -237,12 +239,14 @@ def test_worker_answers_the_compose_ping(migrated, service):
 
 
 def queued(environment: dict[str, str]) -> int:
-    """Messages waiting in the league's queue on the broker the services use."""
+    """Messages waiting in the league's queues on the broker the services use (the beat's tasks go to the control
+    queue, and on Redis each priority of a queue is a list of its own)."""
     broker = environment.get("CELERY_BROKER_URL", "filesystem://")
     if broker.startswith("redis://"):
         import redis
 
-        return redis.Redis.from_url(broker).llen(environment["ARENA_QUEUE"])
+        client = redis.Redis.from_url(broker)
+        return sum(client.llen(key) for key in client.keys(f"{environment['ARENA_QUEUE']}*"))
     assert broker.startswith("filesystem://"), f"no way to count messages on {broker}"
     return sum(1 for _ in (Path(environment["ARENA_DATA_DIR"]) / "broker").glob("*.msg"))
 
@@ -259,7 +263,9 @@ def test_beat_schedules_and_answers_its_health_check(migrated, service):
     if migrated.get("CELERY_BROKER_URL", "").startswith("redis://"):
         import redis
 
-        redis.Redis.from_url(migrated["CELERY_BROKER_URL"]).delete(migrated["ARENA_QUEUE"])
+        client = redis.Redis.from_url(migrated["CELERY_BROKER_URL"])
+        for key in client.keys(f"{migrated['ARENA_QUEUE']}*"):
+            client.delete(key)
 
 
 def test_unknown_subcommands_are_refused(environment):

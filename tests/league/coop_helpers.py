@@ -52,3 +52,44 @@ def play_queued(game: str = "the-game") -> int:
     for pk in Match.objects.filter(game=game, status=Match.Status.QUEUED).order_by("pk").values_list("pk", flat=True):
         played += matches.play(pk, worker="test")
     return played
+
+
+def record_coop(
+    season: Season, version, players: int, cards: list[int], first_deal: int = 0, played_at=None, tournament=None
+) -> Match:
+    """Store a challenge chunk of `version` (a self-play team of `players`) whose deals ended with `cards` left,
+    through the worker's storing path (games, aggregates, co-op results) but without playing: stub logs. With a
+    `tournament`, a tournament match on the season's deals instead (no challenge result)."""
+    from django.db import transaction
+    from django.utils import timezone
+
+    from bots.match import GameResult
+    from league.arena import coop_results, results
+
+    played = [
+        GameResult.from_log(
+            index=index,
+            deal=first_deal + index,
+            log={"seed": f"{season.seed}:{first_deal + index}", "start_seat": 0, "turns": []},
+            outcome=games.Outcome(games.Termination.STUCK if left else games.Termination.ALL_CARDS_PLAYED, score=left),
+            seat_bots=list(range(players)),
+        )
+        for index, left in enumerate(cards)
+    ]
+    with transaction.atomic():
+        match = Match.objects.create_with_entries(
+            [version],
+            kind=Match.Kind.TOURNAMENT if tournament else Match.Kind.LADDER,
+            tournament=tournament,
+            game=season.game,
+            games=len(cards),
+            players=players,
+            seed=season.seed,
+            first_deal=first_deal,
+            duplicate=False,
+            status=Match.Status.DONE,
+            games_done=len(cards),
+        )
+        stored = results.save_games(match, [version] * players, played, {}, played_at or timezone.now())
+        coop_results.record(match, [version], stored)
+    return match

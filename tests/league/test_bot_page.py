@@ -53,11 +53,16 @@ def test_a_small_drift_is_recorded_once_it_adds_up(alice, bob, make_version):
     def fitted(elo: float, games: int = 10) -> dict:
         return {version.pk: Fitted(elo=elo, low=elo - 50, high=elo + 50, games=games, wins=5, losses=5, draws=0)}
 
-    RatingPoint.objects.bulk_create(history.new_points("face-to-face", fitted(1500.0), timezone.now()))
-    Rating.objects.create(version=version, game="face-to-face", elo=1500, low=1450, high=1550, games=10)
-    assert history.new_points("face-to-face", fitted(1500.3), timezone.now()) == []
-    assert len(history.new_points("face-to-face", fitted(1500.6), timezone.now())) == 1
-    assert len(history.new_points("face-to-face", fitted(1500.0, games=11), timezone.now())) == 1
+    Rating.objects.create(
+        version=version, game="face-to-face", elo=1500.3, low=1450.3, high=1550.3, games=10,
+        point_elo=1500, point_low=1450, point_high=1550, point_games=10,
+    )  # fmt: skip
+    last = history.last_points("face-to-face")
+    points, moved = history.next_points(last, fitted(1500.3))
+    assert moved == [] and points[version.pk].elo == 1500  # the point stays where the drift started
+    assert history.next_points(last, fitted(1500.6))[1] == [version.pk]
+    assert history.next_points(last, fitted(1500.0, games=11))[1] == [version.pk]
+    assert history.next_points({}, fitted(1500.0))[1] == [version.pk]  # a version's first fit is a point
 
 
 def test_a_refit_that_lost_its_claim_adds_no_points(alice, bob, make_version, record_games, sent):
@@ -268,8 +273,9 @@ def test_the_bot_page_runs_as_many_queries_for_30_games_opponents_and_refits_as_
             counts.append(len(run))
     assert counts[:4] == counts[4:], counts
     # Anonymous: bot, versions, seats, numbers, rating and rank, history, game ids, their seats, pairs, opponents;
-    # the owner adds the session's 2 and the validation games with their seats.
-    assert counts[0] == (10 if viewer == "visitor" else 14), counts
+    # the owner adds the session's 2, the validation games with their seats, and the scrims part: its requests,
+    # the quota used, whether an opponent exists and the opponents (the requests' progress only when there are any).
+    assert counts[0] == (10 if viewer == "visitor" else 18), counts
 
 
 def test_rating_and_head_to_head_are_cached_until_the_leaderboard_changes(

@@ -4,7 +4,6 @@ its own scroll box, the chart keeps its place; screenshots are kept in a folder 
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,13 +14,10 @@ from django.utils import timezone
 
 from league.arena import refits, results
 from league.arena.models import Match
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
-SIZES = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, OVERFLOW, SIZES, screenshot_folder
 
 pytestmark = [
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Chromium (tests/run.sh installs it)"),
+    NEEDS_CHROMIUM,
     pytest.mark.slow,
 ]
 
@@ -31,31 +27,10 @@ CHART_BOX = """() => {
   return {x: box.x, y: box.y + window.scrollY, width: box.width, height: box.height};
 }"""
 
-# Elements wider than the viewport, unless a scroll box that fits holds them (as in test_browser_replay.py).
-OVERFLOW = """() => {
-  const width = document.documentElement.clientWidth;
-  const inScrollBox = (node) => {
-    for (let box = node.parentElement; box && box !== document.body; box = box.parentElement) {
-      const style = getComputedStyle(box).overflowX;
-      if (/auto|scroll|hidden/.test(style)) return box.getBoundingClientRect().right <= width + 0.5;
-    }
-    return false;
-  };
-  const wide = [...document.body.querySelectorAll("*")]
-    .filter((node) => node.getBoundingClientRect().right > width + 0.5 && !inScrollBox(node))
-    .map((node) => `${node.tagName}.${node.className} right=${Math.round(node.getBoundingClientRect().right)}`);
-  return {width, scrollWidth: document.documentElement.scrollWidth, wide};
-}"""
-
 
 @pytest.fixture
 def screenshots(tmp_path_factory, pytestconfig) -> Path:
-    folder = Path(os.environ.get("ARENA_SCREENSHOTS") or tmp_path_factory.mktemp("bot-page-screenshots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
-    with capture.global_and_fixture_disabled():
-        print(f"\nbot page screenshots: {folder}")
-    return folder
+    return screenshot_folder(tmp_path_factory, pytestconfig, "bot-page")
 
 
 @pytest.fixture

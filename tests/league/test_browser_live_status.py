@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 import bots.house
+from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run", "--disable-sync",
-]  # fmt: skip
-
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Chromium (tests/run.sh installs it)")
+pytestmark = NEEDS_CHROMIUM
 
 
 @pytest.mark.slow

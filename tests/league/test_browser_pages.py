@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,16 +12,16 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from league.arena import docs
+from league.arena import bot_changes, docs
 from league.arena.models import FACE_TO_FACE, Game, Rating, Tournament, TournamentEntry
+from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 PHONE, LAPTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 800}
 PASSWORD = "correct horse battery"
 
+
 pytestmark = [
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Chromium (tests/run.sh installs it)"),
+    NEEDS_CHROMIUM,
     pytest.mark.slow,
 ]
 
@@ -91,6 +90,7 @@ def league(transactional_db, django_user_model, make_version, record_games):
         for j in range(i + 1, 12):
             match = record_games(versions[i], versions[j], [0, 1], tournament=cup, kind="tournament")
     Game.objects.filter(match=match, index=1).update(termination="timeout", winner_seat=0, fault_seat=1)
+    bot_changes.retire(versions[1].bot)
     later = Tournament.objects.create(name="Winter Cup", scheduled_at=timezone.now() + timedelta(hours=3))
     TournamentEntry.objects.bulk_create(TournamentEntry(tournament=later, bot=v.bot) for v in versions[:5])
     return {
@@ -107,13 +107,19 @@ def league(transactional_db, django_user_model, make_version, record_games):
         "rules": reverse("doc", args=["rules"]),
         "bot-api": reverse("doc", args=["bot-api"]),
         "engine-api": reverse("doc", args=["engine-api"]),
+        "retired-bot": reverse("bot", args=[versions[1].bot.pk]),
         "login": reverse("login"),
         "signup": reverse("signup"),
+        "password-reset": reverse("password_reset"),
+        "password-reset-sent": reverse("password_reset_done"),
         "not-found": "/no/such/page/",
         # the owner's pages, once logged in
         "my-bots": reverse("my-bots"),
         "upload": reverse("new-bot"),
         "failed-bot": reverse("bot", args=[failed.bot.pk]),
+        "own-retired-bot": reverse("bot", args=[versions[1].bot.pk]),
+        "edit-bot": reverse("edit-bot", args=[versions[0].bot.pk]),
+        "password-change": reverse("password_change"),
     }
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import time
 from pathlib import Path
 
@@ -21,29 +20,10 @@ from replay_helpers import (
     versions_for,
 )
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run", "--disable-sync",
-]  # fmt: skip
+from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, OVERFLOW, screenshot_folder
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Chromium (tests/run.sh installs it)")
+pytestmark = NEEDS_CHROMIUM
 
-# Elements wider than the viewport, unless a scroll box that fits holds them.
-OVERFLOW = """() => {
-  const width = document.documentElement.clientWidth;
-  const inScrollBox = (node) => {
-    for (let box = node.parentElement; box && box !== document.body; box = box.parentElement) {
-      const style = getComputedStyle(box).overflowX;
-      if (/auto|scroll|hidden/.test(style)) return box.getBoundingClientRect().right <= width + 0.5;
-    }
-    return false;
-  };
-  const wide = [...document.body.querySelectorAll("*")]
-    .filter((node) => node.getBoundingClientRect().right > width + 0.5 && !inScrollBox(node))
-    .map((node) => `${node.tagName}.${node.className} right=${Math.round(node.getBoundingClientRect().right)}`);
-  return {width, scrollWidth: document.documentElement.scrollWidth, wide};
-}"""
 
 SHOWN = """() => ({
   position: document.getElementById("replay-position").textContent,
@@ -96,12 +76,7 @@ def stored(transactional_db, django_user_model, make_version):
 
 @pytest.fixture(scope="module")
 def screenshots(tmp_path_factory, pytestconfig) -> Path:
-    folder = Path(os.environ.get("ARENA_SCREENSHOTS") or tmp_path_factory.mktemp("replay-screenshots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
-    with capture.global_and_fixture_disabled():
-        print(f"\nreplay screenshots: {folder}")
-    return folder
+    return screenshot_folder(tmp_path_factory, pytestconfig, "replay")
 
 
 def wait_for(page, expression: str, timeout_ms: int = 30_000) -> None:

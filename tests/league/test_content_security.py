@@ -6,7 +6,9 @@ from html.parser import HTMLParser
 
 import pytest
 from django.urls import reverse
+from rest_framework.authtoken.models import Token
 
+from league.arena import scrims
 from league.arena.models import FACE_TO_FACE, Rating, Tournament, TournamentEntry
 
 POLICY = {
@@ -87,10 +89,29 @@ def pages(db, django_user_model, make_version, record_games):
         reverse("doc", args=["bot-api"]),
         reverse("login"),
         reverse("signup"),
+        reverse("password_reset"),
+        reverse("password_reset_done"),
+        reverse("password_reset_confirm", args=["MQ", "not-a-token"]),
         "/no/such/page/",
     ]
-    owners = [reverse("my-bots"), reverse("new-bot"), reverse("bot", args=[failed.bot_id])]
-    staff = ["/admin/", "/admin/arena/botversion/", f"/admin/arena/botversion/{failed.pk}/change/"]
+    scrim = scrims.request_scrim(owner, versions[0].bot, versions[1].bot, 4)
+    Token.objects.create(user=owner)  # the tokens page then offers to revoke it
+    owners = [
+        *(reverse("my-bots"), reverse("new-bot"), reverse("bot", args=[failed.bot_id])),
+        *(reverse("edit-bot", args=[failed.bot_id]), reverse("password_change")),
+        *(reverse("bot", args=[versions[0].bot_id]), reverse("scrim", args=[scrim.pk])),  # the scrim form, a request
+        reverse("api-tokens"),
+    ]
+    staff = [
+        "/admin/",
+        "/admin/arena/botversion/",
+        f"/admin/arena/botversion/{failed.pk}/change/",
+        reverse("admin:arena_tournament_add"),
+        reverse("admin:arena_tournament_change", args=[draft.pk]),
+        reverse("tournament", args=[draft.pk]),  # with the staff's buttons
+        reverse("tournament-action", args=[draft.pk, "cancel"]),
+        reverse("machinery"),
+    ]
     return {"public": public, "owner": owners, "root": staff, "owner_user": owner}
 
 

@@ -147,3 +147,37 @@ def test_a_self_play_team_seats_one_player_per_copy(alice, make_version, setting
     results = replayed_results(season, 3)
     assert sorted(results[version.pk]) == [0, 1]
     assert SeasonStanding.objects.get(version=version, players=3).deals == 2
+
+
+def test_a_chunk_that_failed_for_good_is_played_again_up_to_the_attempt_cap(db, settings, sent, monkeypatch):
+    import bots.match
+
+    settings.ARENA_COOP_MAX_PENDING = 1
+    settings.ARENA_MATCH_MAX_ATTEMPTS = 2  # each match gives up after 2 broken runs; a chunk after 2 failed matches
+    season = challenges.start_season("the-game", deals=4, chunk=2, team_sizes=[1])
+    real_run = bots.match.run_match
+
+    def broken(spec, on_game=None):
+        raise OSError("disk full")
+
+    def fail_for_good(match):
+        monkeypatch.setattr(bots.match, "run_match", broken)
+        for _ in range(settings.ARENA_MATCH_MAX_ATTEMPTS):
+            with pytest.raises(OSError):
+                matches.play(match.pk, worker="test")
+        monkeypatch.setattr(bots.match, "run_match", real_run)
+        match.refresh_from_db()
+        assert match.status == Match.Status.FAILED
+
+    (first,) = challenges.schedule("the-game")
+    assert first.first_deal == 0
+    fail_for_good(first)
+    (again,) = challenges.schedule("the-game")  # the failed chunk first: it has the fewest deals planned
+    assert (again.first_deal, again.pk != first.pk) == (0, True)
+    fail_for_good(again)
+    (other,) = challenges.schedule("the-game")  # two failed matches: chunk 0 is given up, chunk 2 goes on
+    assert other.first_deal == 2
+    assert matches.play(other.pk, worker="test")
+    assert challenges.schedule("the-game") == []  # chunk 0 stays missing; chunk 2 is done
+    expert = house_version("house:expert", "the-game")
+    assert sorted(DealResult.objects.filter(season=season, version=expert).values_list("deal", flat=True)) == [2, 3]

@@ -24,9 +24,8 @@ HOUSE = Path(bots.house.__file__).parent
 
 def admin_form(game: str, format: str) -> dict:
     return {
-        "name": "Co-op Cup", "game": game, "format": format, "games_per_pairing": 3,
+        "name": "Co-op Cup", "game_and_format": f"{game}:{format}", "games_per_pairing": 3,
         "turn_seconds": 1, "bank_seconds": 10, "startup_seconds": 5,
-        "entries-TOTAL_FORMS": 0, "entries-INITIAL_FORMS": 0,
     }  # fmt: skip
 
 

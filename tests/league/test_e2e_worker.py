@@ -59,7 +59,8 @@ def test_uploads_are_validated_and_a_scheduled_tournament_is_played(client, djan
     assert greedy.newest_active_version() is not None and rnd.newest_active_version() is not None
     failed = broken.versions.get()
     assert failed.status == "failed"
-    assert failed.failure_reason.startswith("game 1: crash: ") and "no such pile: p9.up" in failed.failure_reason
+    assert failed.failure_reason == "game 1: crash: play raised KeyError"  # as the public game log says
+    assert "no such pile: p9.up" in failed.stderr_tail  # the exception's text: its owner's alone
     page = client.get(reverse("bot", args=[broken.pk])).content.decode()
     assert "no such pile: p9.up" in page  # the owner sees why
 

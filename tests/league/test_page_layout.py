@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 from django.urls import reverse
 
 from league.arena.models import Rating, Tournament, TournamentEntry
+from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 PHONE, LAPTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 800}
 
+
 pytestmark = [
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Chromium (tests/run.sh installs it)"),
+    NEEDS_CHROMIUM,
     pytest.mark.slow,
 ]
 

@@ -1,11 +1,18 @@
-"""The sweeper re-sends matches whose worker died or whose message was lost, once per lease."""
+"""The upkeep re-sends matches whose worker died or whose message was lost, once per lease."""
 
 from datetime import timedelta
 
+import pytest
 from django.utils import timezone
 
-from league.arena import matches
+from league.arena import matches, queue
 from league.arena.models import Match
+
+
+@pytest.fixture(autouse=True)
+def _empty_queues(monkeypatch):
+    """No message waits in the broker (whatever other tests left there): queued matches this old are lost."""
+    monkeypatch.setattr(queue, "waiting", lambda name: 0)
 
 
 def test_it_resends_lost_matches_once(db, sent, settings, django_capture_on_commit_callbacks):

@@ -26,8 +26,13 @@ def test_validation_matches_go_to_their_own_queue_and_workers_consume_both():
     assert (
         app.amqp.router.route({}, "league.arena.tasks.play_match")["queue"].name == settings.CELERY_TASK_DEFAULT_QUEUE
     )
-    consumed = {queue.name for queue in app.conf.task_queues}
-    assert consumed == {settings.CELERY_TASK_DEFAULT_QUEUE, settings.ARENA_VALIDATION_QUEUE}
+    consumed = {queue.name for queue in app.conf.task_queues}  # and scrims' (tests/league/test_scrims.py)
+    assert consumed == {
+        settings.CELERY_TASK_DEFAULT_QUEUE,
+        settings.ARENA_VALIDATION_QUEUE,
+        settings.ARENA_SCRIM_QUEUE,
+        settings.ARENA_CONTROL_QUEUE,
+    }
 
 
 def test_a_flood_waits_behind_the_flooder_alone(alice, bob, settings, sent, django_capture_on_commit_callbacks):

@@ -14,35 +14,10 @@ from bots.match import BotSpec, MatchSpec, run_match
 from bots.players import BotFailure
 from bots.sandbox import SandboxUnavailable
 from games import Termination
+from tests.runner.failing_player import FailingPlayer
 
 MEMORY_BOMB = Path(__file__).resolve().parents[1] / "sandbox" / "attacks" / "memory_bomb.py"
 RETIRED = "failed 3 times in this match; its remaining games are forfeits"
-
-
-class OutOfMemoryPlayer:
-    """A player whose every turn runs out of memory, reporting it on stderr as the sandbox does."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.version = None
-
-    def launch(self, timeout: float) -> None:
-        return None
-
-    def start(self, timeout: float) -> None:
-        return None
-
-    def new_game(self, info: dict[str, Any], timeout: float) -> None:
-        return None
-
-    def play(self, observation: dict[str, Any], timeout: float) -> tuple[Any, float]:
-        raise BotFailure(Termination.RESOURCE_LIMIT, "play raised MemoryError", stderr_tail="MemoryError\n")
-
-    def take_stderr(self) -> str:
-        return ""
-
-    def close(self) -> None:
-        return None
 
 
 def check_labels(result: bots.match.MatchResult, failing_bot: int) -> None:
@@ -58,7 +33,14 @@ def test_the_remaining_forfeits_keep_the_reason_of_the_failures(monkeypatch: pyt
     real_make_player = bots.match.make_player
 
     def make_player(bot: BotSpec, spec: MatchSpec) -> Any:
-        return OutOfMemoryPlayer(bot.label) if bot.ref == "hungry" else real_make_player(bot, spec)
+        return (
+            FailingPlayer(
+                bot.label,
+                BotFailure(Termination.RESOURCE_LIMIT, "play raised MemoryError", stderr_tail="MemoryError\n"),
+            )
+            if bot.ref == "hungry"
+            else real_make_player(bot, spec)
+        )
 
     monkeypatch.setattr(bots.match, "make_player", make_player)
     spec = MatchSpec(

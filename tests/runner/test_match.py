@@ -59,7 +59,8 @@ def test_a_crash_is_recorded_as_a_crash_and_the_opponent_wins(tmp_path):
         assert game.outcome.termination is Termination.CRASH
         assert game.outcome.seat == crashed_seat
         assert game.outcome.winner == 1 - crashed_seat
-        assert "boom" in game.outcome.detail
+        assert game.outcome.detail == "play raised RuntimeError"  # the public log: never the bot's message
+        assert "boom" not in game.log_json and "boom" in game.stderr[1]  # the owner's
         assert games.replay(game.log) == game.outcome
 
 
@@ -154,7 +155,7 @@ def test_new_game_is_called_before_each_game_and_module_state_persists(tmp_path)
     )
     result = run_match(unsandboxed("the-game", [bot], games=3, seed="m"))
     assert result.games[2].outcome.termination is Termination.CRASH
-    assert "saw m:0,m:1,m:2" in result.games[2].outcome.detail
+    assert "saw m:0,m:1,m:2" in result.games[2].stderr[0]
 
 
 def test_plain_face_to_face_turns_take_the_engines_fast_path(monkeypatch):

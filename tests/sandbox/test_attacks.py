@@ -132,6 +132,14 @@ def test_scratch_tmpfs_is_size_capped(attack):
     assert result.turn["errors"][0] in ("OSError 28", "OSError 27")  # ENOSPC, or EFBIG first
 
 
+def test_scratch_tmpfs_is_capped_in_files_too(attack):
+    result = attack("tmpfs_inodes", {"files": 390_000}, timeout=20)
+    cap = SandboxLimits().scratch_files
+    assert result.turn["inodes"] == cap
+    assert result.turn["error"] == "OSError 28"  # ENOSPC
+    assert cap - 2 <= result.turn["created"] < cap  # the root directory is an inode too
+
+
 def test_a_1_gib_file_stops_at_the_file_size_limit(attack):
     result = attack("big_file")
     assert result.turn["written"] <= SandboxLimits().file_bytes
@@ -234,7 +242,7 @@ def test_a_bot_cannot_read_another_bots_files(attack, tmp_path):
         assert victim_files  # the victim's unpacked bot.py, on the host
         result = attack("read_other_bot", {"paths": [str(other), *victim_files]})
     results = result.turn["results"]
-    assert results.pop("own /bot") == ["bot.py"]
+    assert results.pop("own /bot") == ["__pycache__", "bot.py"]  # its own file, and the bytecode the runner made of it
     all_denied(results)
     assert secret not in repr(result.turn)
 
@@ -244,6 +252,7 @@ def test_limits_cannot_be_raised_nor_privileges_regained(attack):
     for name in ("RLIMIT_AS", "RLIMIT_NPROC", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE"):
         assert results[name].startswith(DENIED)
     assert 0 not in results["uid"]
+    assert results["capabilities"] == {"sets": [0] * 6, "bounding": [], "ambient": [], "no_new_privs": 1}
 
 
 @pytest.mark.parametrize(
@@ -261,7 +270,8 @@ def test_limits_cannot_be_raised_nor_privileges_regained(attack):
 def test_bad_replies_are_named_failures(attack, mode, termination, words):
     result = attack("bad_replies", {"mode": mode})
     assert result.failure is not None and result.failure.termination == termination
-    assert words in result.failure.detail
+    assert words in result.failure.detail + result.failure.stderr_tail
+    assert "the bot's own bug" not in result.failure.detail  # an exception's text is for the owner (stderr) only
 
 
 def test_cpu_time_limit_ends_a_spinning_bot(attack):
@@ -289,3 +299,16 @@ def test_processes_in_sees_a_live_sandbox(sandbox_works, tmp_path):
     while processes_in(namespace) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert processes_in(namespace) == []
+
+
+def test_the_host_cannot_be_queried_nor_memory_held_beyond_the_limits(attack):
+    result = attack("host_info")
+    results = result.turn["results"]
+    hidden = ("statmount", "listmount", "sysinfo", "sysfs", "ustat", "cachestat", "get_mempolicy")
+    hidden += ("lsm_list_modules", "lsm_get_self_attr", "quotactl_fd")
+    assert {name: results[name] for name in hidden} == dict.fromkeys(hidden, "denied: errno 38")  # ENOSYS
+    held = ("shmget", "msgget", "semget", "mq_open", "memfd_create", "os.memfd_create")
+    assert {name: results[name] for name in held} == dict.fromkeys(held, "denied: errno 1")  # EPERM
+    python = result.turn["python"]
+    assert python["cpu_count"] >= 1 and python["uname"] == "Linux" and python["SC_PAGE_SIZE"] > 0
+    assert python["SC_NPROCESSORS_ONLN"] >= 1

@@ -107,7 +107,8 @@ def test_a_bot_without_play_fails_to_start(sandbox_works, tmp_path):
     with SandboxedPlayer(bot) as player, pytest.raises(BotFailure) as failure:
         player.start(5)
     assert failure.value.termination == Termination.CRASH
-    assert "defines no play(observation)" in failure.value.detail
+    assert failure.value.detail == "the bot failed to load: loading bot.py raised AttributeError"
+    assert "defines no play(observation)" in failure.value.stderr_tail  # the owner's: the message is the bot's
 
 
 def test_missing_bubblewrap_is_a_clear_error(monkeypatch, counter_bot):
@@ -134,14 +135,15 @@ def test_limits_are_validated_with_their_name():
 def test_the_bwrap_command_unshares_everything_and_mounts_little(tmp_path):
     command = bwrap.BwrapCommand(
         bot_dir="/host/bot", harness_dir="/host/harness", empty_dir="/host/empty",
-        harness_args=["/bot"], seccomp_fd=7, info_fd=8, scratch_bytes=1 << 20,
+        harness_args=["/bot"], seccomp_fd=7, info_fd=8, scratch_dir="/host/scratch", uid=65534, gid=65533,
     )  # fmt: skip
     argv = command.argv()
     for flag in ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
                  "--as-pid-1", "--clearenv"):  # fmt: skip
         assert flag in argv
     assert argv[argv.index("--seccomp") + 1] == "7"
-    assert argv[argv.index("--size") + 1] == str(1 << 20)
+    assert argv[argv.index("--uid") + 1] == "65534" and argv[argv.index("--gid") + 1] == "65533"
+    assert argv[argv.index("--cap-drop") + 1] == "ALL"  # bwrap runs as root of the scratch namespace
     remounted = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--remount-ro"]
     assert remounted == ["/dev", "/"]
     bound = {argv[i + 2]: argv[i + 1] for i, arg in enumerate(argv) if arg == "--ro-bind"}
@@ -149,7 +151,8 @@ def test_the_bwrap_command_unshares_everything_and_mounts_little(tmp_path):
     runtime = bwrap.python_runtime()
     assert all(hidden in bound and bound[hidden] == "/host/empty" for hidden in runtime.hidden)
     assert not any(path in ("/", "/etc", "/home", "/root", str(REPO)) for path in bound)
-    assert "--bind" not in argv  # nothing host-side is writable
+    # nothing host-side is writable: the one writable bind is the mount point of the sandbox's own tmpfs
+    assert [argv[i + 1 : i + 3] for i, arg in enumerate(argv) if arg == "--bind"] == [["/host/scratch", "/tmp"]]
 
 
 def test_the_seccomp_program_is_built():
@@ -189,7 +192,7 @@ def test_a_bot_with_threads_is_stopped_between_its_turns(sandbox_works, tmp_path
     with SandboxedPlayer(bot) as player:
         player.start(5)
         player.play({}, 1)
-        assert _state(player.sandbox_pid, "S") == "S"  # one thread: left alone, asleep in read()
+        assert _state(player.sandbox_pid, "T") == "T"  # one thread too: a signal handler could run there
         player.play({"start": True}, 1)
         assert _state(player.sandbox_pid, "T") == "T"  # stopped, spinner and all, until its next turn
         before = player.play({}, 1)[0]["spins"]
@@ -227,6 +230,21 @@ def test_a_root_runner_drops_to_the_sandbox_uid_and_puts_the_sandbox_in_its_cgro
             memberships = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
             groups = [line for line in memberships if "/thegame-arena/sbx-" in line]
             assert len(groups) == len(player._sandbox.cgroup.directories), memberships
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only a root runner switches identity")
+def test_the_sandbox_keeps_none_of_the_runners_supplementary_groups(sandbox_works, counter_bot):
+    groups = os.getgroups()
+    os.setgroups([4, 27, 100])  # what a worker in a few groups (adm, sudo, users) would hold
+    try:
+        with SandboxedPlayer(counter_bot) as player:
+            player.start(5)
+            for pid in (player._sandbox.process.pid, player.sandbox_pid):
+                status = Path(f"/proc/{pid}/status").read_text()
+                ids = {line.split(":")[0]: line.split()[1:] for line in status.splitlines() if ":" in line}
+                assert ids["Groups"] == [] and ids["Gid"] == ["65534"] * 4, ids
+    finally:
+        os.setgroups(groups)
 
 
 def test_launch_returns_at_once_and_start_waits_within_the_launch_deadline(sandbox_works, tmp_path):

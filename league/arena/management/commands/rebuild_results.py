@@ -1,8 +1,8 @@
 """`python manage.py rebuild_results`: recompute the result aggregates from the stored games, then refit.
 
-The aggregates (per-entry results on match entries, per-pair rated results, per-version results by seat) are
-kept as games are stored; this rebuilds them from scratch, e.g. after games were loaded in bulk or the
-aggregates were damaged.
+The aggregates (per-entry results on match entries, per-pair rated results, per-version results by seat, and the
+co-op challenge ladders' deal results, standings and duplicate comparisons) are kept as games are stored; this
+rebuilds them from scratch, e.g. after games were loaded in bulk or the aggregates were damaged.
 """
 
 from __future__ import annotations
@@ -12,24 +12,35 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from league.arena import refits, results
-from league.arena.models import COMPETITIVE_GAMES
+from league.arena.models import COMPETITIVE_GAMES, Season
 
 
 class Command(BaseCommand):
-    help = "Recompute match-entry, per-pair and per-seat results from the stored games, then refit the ratings."
+    help = (
+        "Recompute match-entry, per-pair, per-seat and co-op challenge results from the stored games, "
+        "then refit the ratings."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--no-refit", action="store_true", help="leave the ratings as they are")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        entries, pairs, seats = results.rebuild()
+        rebuilt = results.rebuild()
         self.stdout.write(
-            f"rebuilt results of {entries} match entries, {pairs} pairs of versions and {seats} version seats"
+            f"rebuilt results of {rebuilt.entries} match entries, {rebuilt.pairs} pairs of versions and "
+            f"{rebuilt.seats} version seats"
+        )
+        self.stdout.write(
+            f"rebuilt the co-op challenges: {rebuilt.coop.deal_results} deal results, {rebuilt.coop.standings} "
+            f"standings, {rebuilt.coop.pairs} pairs of versions compared"
         )
         if options["no_refit"]:
             return
-        for game in sorted(COMPETITIVE_GAMES):
-            if refits.refit(game):
-                self.stdout.write(f"refit the ratings of {game}")
+        keys = sorted(COMPETITIVE_GAMES) + [
+            season.rating_key(players) for season in Season.objects.order_by("pk") for players in season.team_sizes
+        ]
+        for key in keys:
+            if refits.refit(key):
+                self.stdout.write(f"refit the ratings of {key}")
             else:
-                self.stdout.write(f"{game}: a running refit holds the claim; it refits once more when done")
+                self.stdout.write(f"{key}: a running refit holds the claim; it refits once more when done")

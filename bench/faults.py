@@ -1,0 +1,519 @@
+"""Fault drill: one tournament played clean and under each fault, on services of its own; prints times and ratios.
+
+    python bench/faults.py                                   # the clean run, then every fault
+    python bench/faults.py --faults kill-worker,restart-redis --bots 16 --games 10
+
+Each run gets a fresh copy of a migrated database on a PostgreSQL started here (initdb into a temporary folder,
+on a free port), an empty Redis started here, two Celery workers with different names and a beat, all with the
+league's default settings. The tournament (a double round robin of house-bot copies on seeded deals, so every run
+plays the same games) is started, the fault injected once a share of its matches is done, and the run timed from
+the tournament's start until it is finished and its ratings are fitted on every game, without any help. The
+shared PostgreSQL and Redis of the machine are never touched.
+
+The faults: `kill-worker` (SIGKILL a worker's whole process group mid-match, restarted 2 s later as a supervisor
+would), `restart-redis` (killed and started again empty, as after a crash without persistence), `crash-postgres`
+(SIGKILL the postmaster and every backend, then start it again: crash recovery), `workers-down` (both workers
+killed and started again a minute later).
+
+`tests/faults/test_faults.py` runs the same drill and checks each run: finished by itself, every match stored
+exactly once, none queued or running, ratings equal to the clean run's, and the time within budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from league.arena.workers import league_queues, worker_command  # noqa: E402
+
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+QUEUE = "drill"
+FAULT_AT = 0.3  # the share of the matches done when the fault strikes
+SUPERVISOR_DELAY = 2.0  # a killed worker is started again this long after (docker's restart policy would)
+WORKERS_DOWN_SECONDS = 60.0
+
+SETUP = """
+import sys
+import django
+django.setup()
+from django.contrib.auth import get_user_model
+from league.arena.house import house_sha256
+from league.arena.models import Bot, BotVersion, Tournament, TournamentEntry
+refs, count, games = sys.argv[1].split(","), int(sys.argv[2]), int(sys.argv[3])
+owner = get_user_model().objects.create(username="drill")
+tournament = Tournament.objects.create(
+    name="drill", format="double-round-robin", games_per_pairing=games, duplicate=True,
+    turn_seconds=5, bank_seconds=30, startup_seconds=10,
+)
+for i in range(count):
+    name = refs[i % len(refs)]
+    bot = Bot.objects.create(owner=owner, name=f"{name}-{i}", house_ref=f"house:{name}")
+    BotVersion.objects.create(bot=bot, number=1, sha256=house_sha256(name), kind="house", status="active")
+    bot.refresh_active_version()
+    TournamentEntry.objects.create(tournament=tournament, bot=bot)
+"""
+START = "import django; django.setup(); from league.arena import tournaments; tournaments.start(1)"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until(what: str, check: Callable[[], bool], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.1)
+
+
+def kill_group(process: subprocess.Popen, how: int = signal.SIGKILL) -> None:
+    try:
+        os.killpg(process.pid, how)
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
+def descendants(pid: int) -> set[int]:
+    """The processes below `pid` (its pool processes, for a worker)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, todo = set(), [pid]
+    while todo:
+        current = todo.pop()
+        for child, parent in parents.items():
+            if parent == current and child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+class Postgres:
+    """A PostgreSQL cluster of our own, run as the postgres user when we are root (initdb refuses root).
+
+    Its files live in a folder of their own under the system's temporary folder, which the postgres user can reach
+    (a test's temporary folder sits below one private to root); `remove()` deletes it.
+    """
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="fault-drill-postgres-"))
+        self.data = self.folder / "data"
+        self.port = free_port()
+        self.user = "postgres" if os.geteuid() == 0 else None
+        self.process: subprocess.Popen | None = None
+        if self.user:
+            self.folder.chmod(0o755)
+            shutil.chown(self.folder, self.user, self.user)
+        subprocess.run(
+            [PG_BIN / "initdb", "-D", self.data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"],
+            check=True,
+            capture_output=True,
+            user=self.user,
+        )
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
+
+    def start(self) -> None:
+        log = open(self.folder / "postgres.log", "ab")
+        self.process = subprocess.Popen(
+            [PG_BIN / "postgres", "-D", self.data, "-p", str(self.port), "-k", self.folder, "-h", "127.0.0.1",
+             "-c", "fsync=off", "-c", "max_connections=100"],
+            stdout=log, stderr=subprocess.STDOUT, user=self.user, start_new_session=True,
+        )  # fmt: skip
+        log.close()
+        wait_until("PostgreSQL to accept connections", self.ready, 60)
+
+    def ready(self) -> bool:
+        try:
+            with psycopg.connect(self.url(), connect_timeout=2):
+                return True
+        except psycopg.OperationalError:
+            return False
+
+    def crash(self) -> None:
+        """SIGKILL the postmaster and every backend at once, as a crash of its machine or container would."""
+        assert self.process is not None
+        kill_group(self.process)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)  # fast shutdown
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                kill_group(self.process)
+
+    def execute(self, sql: str, database: str = "postgres") -> None:
+        with psycopg.connect(self.url(database), autocommit=True) as connection:
+            connection.execute(sql)
+
+
+class Redis:
+    """A Redis of our own that keeps nothing on disk, so a restart comes back empty."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        log = open(self.folder / "redis.log", "ab")
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", self.folder],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        log.close()
+        wait_until("Redis to answer", self.ready, 30)
+
+    def ready(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as connection:
+                connection.sendall(b"PING\r\n")
+                return connection.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def crash(self) -> None:
+        assert self.process is not None
+        kill_group(self.process)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            kill_group(self.process, signal.SIGTERM)
+
+
+@dataclass
+class Run:
+    """One tournament: its time, what was stored, and the ratings by bot name."""
+
+    name: str
+    seconds: float
+    load: float
+    matches: dict[str, int]
+    games_expected: int
+    games_stored: int
+    bad_matches: list[int]
+    pair_games: int
+    fitted_games: int
+    ratings: dict[str, tuple[float, int, int, int]]
+    logs: dict[str, str] = field(repr=False)
+
+    def problems(self) -> list[str]:
+        """What is wrong with this run by itself (the comparison with the clean run is the caller's)."""
+        found = []
+        if set(self.matches) != {"done"}:
+            found.append(f"matches not all done: {self.matches}")
+        if self.games_stored != self.games_expected or self.bad_matches:
+            found.append(
+                f"{self.games_stored} games stored for {self.games_expected} planned; "
+                f"matches whose games are not exactly 0..n-1: {self.bad_matches[:10]}"
+            )
+        if self.pair_games != self.games_expected or self.fitted_games != self.games_expected:
+            found.append(
+                f"rated results count {self.pair_games} games, the ratings were fitted on {self.fitted_games}, "
+                f"{self.games_expected} were played"
+            )
+        return found
+
+
+class Drill:
+    """The services, a migrated template database, and the worker processes of the current run."""
+
+    def __init__(self, folder: Path, bots: int, games: int, house: str) -> None:
+        self.folder, self.bots, self.games, self.house = folder, bots, games, house
+        self.postgres = Postgres()
+        self.redis = Redis(folder / "redis")
+        self.processes: dict[str, subprocess.Popen] = {}
+        self.database = ""
+        self.runs = 0
+
+    def __enter__(self) -> Drill:
+        (self.folder / "redis").mkdir(exist_ok=True)
+        self.postgres.start()
+        self.redis.start()
+        self.postgres.execute("CREATE DATABASE drill_template")
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+            cwd=ROOT, env=self.env("drill_template"), check=True,
+        )  # fmt: skip
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop_league()
+        self.redis.stop()
+        self.postgres.stop()
+        shutil.rmtree(self.postgres.folder, ignore_errors=True)
+
+    def env(self, database: str) -> dict[str, str]:
+        """The environment of every league process: this drill's services and the league's defaults otherwise."""
+        ours = ("ARENA_", "CELERY_", "DATABASE_", "CACHE_", "DJANGO_", "API_", "LOG_", "SECRET_KEY", "DEBUG")
+        env = {key: value for key, value in os.environ.items() if not key.startswith(ours)}
+        env.update(
+            PYTHONPATH=str(ROOT),
+            DJANGO_SETTINGS_MODULE="league.settings",
+            DATABASE_URL=self.postgres.url(database),
+            CELERY_BROKER_URL=self.redis.url,
+            ARENA_DATA_DIR=str(self.folder / f"var-{database}"),
+            ARENA_QUEUE=QUEUE,
+            ARENA_LADDER_MAX_PENDING="0",
+        )
+        return env
+
+    # --- the league's processes ---------------------------------------------------------------------------------
+
+    def start_worker(self, name: str) -> None:
+        command = worker_command(1, "--hostname", f"{name}@%h", "--queues", league_queues(QUEUE))
+        self._start(name, command)
+
+    def start_beat(self) -> None:
+        schedule = self.folder / f"beat-{self.database}"
+        command = [sys.executable, "-m", "celery", "-A", "league", "beat", "--loglevel", "INFO", "--schedule", schedule]
+        self._start("beat", command)
+
+    def _start(self, name: str, command: list) -> None:
+        log = open(self.log_path(name), "ab")
+        self.processes[name] = subprocess.Popen(
+            command, cwd=ROOT, env=self.env(self.database), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        log.close()
+
+    def log_path(self, name: str) -> Path:
+        return self.folder / f"{self.database}-{name}.log"
+
+    def wait_ready(self, name: str) -> None:
+        process, path = self.processes[name], self.log_path(name)
+        deadline = time.monotonic() + 90
+        while b" ready." not in path.read_bytes()[-200_000:]:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"worker {name} did not start:\n{path.read_text(errors='replace')[-3000:]}")
+            time.sleep(0.1)
+
+    def kill(self, name: str) -> None:
+        kill_group(self.processes[name])
+
+    def stop_league(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.send_signal(signal.SIGQUIT)
+        for process in self.processes.values():
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+            kill_group(process)
+
+    # --- reading the database -------------------------------------------------------------------------------------
+
+    def query(self, sql: str, *args: object) -> list[tuple]:
+        with psycopg.connect(self.postgres.url(self.database), connect_timeout=2) as connection:
+            return connection.execute(sql, args).fetchall()
+
+    def done_share(self) -> float:
+        ((done, total),) = self.query("SELECT count(*) FILTER (WHERE status = 'done'), count(*) FROM arena_match")
+        return done / total if total else 0.0
+
+    def settled(self) -> bool:
+        """Finished, and the ratings fitted on every game (what a person looking at the site waits for)."""
+        try:
+            rows = self.query(
+                "SELECT t.status, t.started_at, f.games, f.pending, f.claim_token IS NULL"
+                " FROM arena_tournament t LEFT JOIN arena_ratingfit f ON f.game = t.game"
+            )
+        except psycopg.OperationalError:
+            return False  # the database is down (the fault): ask again
+        status, _, fitted, pending, unclaimed = rows[0]
+        return status == "finished" and fitted == self.planned_games and not pending and unclaimed
+
+    @property
+    def planned_games(self) -> int:
+        return self.bots * (self.bots - 1) * self.games
+
+    def read_run(self, name: str, seconds: float, load: float) -> Run:
+        matches = dict(self.query("SELECT status, count(*) FROM arena_match GROUP BY status"))
+        bad = self.query(
+            "SELECT m.id FROM arena_match m LEFT JOIN arena_game g ON g.match_id = m.id GROUP BY m.id"
+            " HAVING count(g.id) <> m.games OR min(g.index) <> 0 OR max(g.index) <> m.games - 1"
+            " OR count(DISTINCT g.index) <> count(g.id)"
+        )
+        ((stored,),) = self.query("SELECT count(*) FROM arena_game")
+        ((pairs,),) = self.query("SELECT coalesce(sum(first_wins + second_wins + draws), 0) FROM arena_pairresult")
+        ((fitted,),) = self.query("SELECT coalesce(max(games), 0) FROM arena_ratingfit")
+        ratings = {
+            name: (round(elo, 6), games, wins, losses)
+            for name, elo, games, wins, losses in self.query(
+                "SELECT b.name, r.elo, r.games, r.wins, r.losses FROM arena_rating r"
+                " JOIN arena_botversion v ON v.id = r.version_id JOIN arena_bot b ON b.id = v.bot_id"
+            )
+        }
+        logs = {path.stem: path.read_text(errors="replace") for path in self.folder.glob(f"{self.database}-*.log")}
+        return Run(
+            name=name,
+            seconds=seconds,
+            load=load,
+            matches=matches,
+            games_expected=self.planned_games,
+            games_stored=stored,
+            bad_matches=[pk for (pk,) in bad],
+            pair_games=int(pairs),
+            fitted_games=fitted,
+            ratings=ratings,
+            logs=logs,
+        )
+
+    # --- one run ----------------------------------------------------------------------------------------------
+
+    def run(self, name: str, fault: Callable[[Drill], None] | None, timeout: float = 600) -> Run:
+        """The tournament from a fresh database, with `fault` injected once FAULT_AT of its matches are done."""
+        self.runs += 1
+        self.database = f"drill_{self.runs}_{name.replace('-', '_')}"
+        self.postgres.execute(f"CREATE DATABASE {self.database} TEMPLATE drill_template")
+        subprocess.run(
+            [sys.executable, "-c", SETUP, self.house, str(self.bots), str(self.games)],
+            cwd=ROOT, env=self.env(self.database), check=True,
+        )  # fmt: skip
+        self.processes = {}
+        try:
+            for worker in ("w1", "w2"):
+                self.start_worker(worker)
+            self.start_beat()
+            for worker in ("w1", "w2"):
+                self.wait_ready(worker)
+            load = os.getloadavg()[0]
+            subprocess.run([sys.executable, "-c", START], cwd=ROOT, env=self.env(self.database), check=True)
+            ((started,),) = self.query("SELECT extract(epoch FROM started_at) FROM arena_tournament")
+            deadline = time.monotonic() + timeout
+            if fault is not None:
+                wait_until(f"{FAULT_AT:.0%} of the matches", lambda: self.done_share() >= FAULT_AT, timeout)
+                fault(self)
+            wait_until(
+                "the tournament to finish and its ratings to be fitted", self.settled, deadline - time.monotonic()
+            )
+            seconds = time.time() - float(started)
+            load = max(load, os.getloadavg()[0])
+        finally:
+            self.stop_league()
+        return self.read_run(name, seconds, load)
+
+
+# --- the faults -----------------------------------------------------------------------------------------------
+
+
+def kill_worker(drill: Drill) -> None:
+    """SIGKILL w1's whole process group while one of its pool processes plays a match; start it again 2 s later."""
+    worker = drill.processes["w1"]
+    pool = {str(pid) for pid in descendants(worker.pid)}
+
+    def playing() -> bool:
+        claims = drill.query("SELECT claimed_by FROM arena_match WHERE status = 'running'")
+        return any(claimed.rpartition(":")[2] in pool for (claimed,) in claims)
+
+    wait_until("w1 to be playing a match", playing, 60)
+    drill.kill("w1")
+    time.sleep(SUPERVISOR_DELAY)
+    drill.start_worker("w1")
+
+
+def restart_redis(drill: Drill) -> None:
+    """Redis killed and started again empty: every queued message, and the task messages in flight, are gone."""
+    drill.redis.crash()
+    drill.redis.start()
+
+
+def crash_postgres(drill: Drill) -> None:
+    """The postmaster and its backends SIGKILLed, then started again (crash recovery replays the WAL)."""
+    drill.postgres.crash()
+    drill.postgres.start()
+
+
+def workers_down(drill: Drill) -> None:
+    """Both workers killed, and started again a minute later."""
+    drill.kill("w1")
+    drill.kill("w2")
+    time.sleep(WORKERS_DOWN_SECONDS)
+    drill.start_worker("w1")
+    drill.start_worker("w2")
+
+
+FAULTS: dict[str, Callable[[Drill], None]] = {
+    "kill-worker": kill_worker,
+    "restart-redis": restart_redis,
+    "crash-postgres": crash_postgres,
+    "workers-down": workers_down,
+}
+
+
+def budget(fault: str, clean: float) -> float:
+    """The most a run with `fault` may take: 1.5x the clean run, plus the minute the workers are away if they are."""
+    return 1.5 * clean + (WORKERS_DOWN_SECONDS if fault == "workers-down" else 0.0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--faults", default=",".join(FAULTS), help="comma-separated, from: " + ", ".join(FAULTS))
+    parser.add_argument("--bots", type=int, default=15, help="tournament entrants (double round robin)")
+    parser.add_argument("--games", type=int, default=60, help="games per pairing")
+    parser.add_argument("--house", default="random,greedy", help="house bots the entrants are copies of")
+    parser.add_argument("--keep", help="a folder to keep the databases' files and the processes' logs in")
+    args = parser.parse_args()
+    faults = [name for name in args.faults.split(",") if name]
+    unknown = set(faults) - set(FAULTS)
+    if unknown:
+        raise SystemExit(f"unknown faults: {', '.join(sorted(unknown))}; known: {', '.join(FAULTS)}")
+    with tempfile.TemporaryDirectory(prefix="fault-drill-") as temporary:
+        folder = Path(args.keep or temporary)
+        folder.mkdir(parents=True, exist_ok=True)
+        report(Drill(folder, args.bots, args.games, args.house), faults)
+
+
+def report(drill: Drill, faults: list[str]) -> None:
+    """The clean run, then each fault, one line each."""
+    with drill:
+        clean = drill.run("clean", None)
+        matches = sum(clean.matches.values())
+        print(f"{matches} matches, {clean.games_expected} games, 2 workers of 1 process each")
+        print(f"{'run':16} {'seconds':>8} {'ratio':>6} {'budget':>7}  load  checks")
+        checks = "; ".join(clean.problems()) or "ok"
+        print(f"{'clean':16} {clean.seconds:8.1f} {1:6.2f} {'':>7}  {clean.load:4.2f}  {checks}")
+        for name in faults:
+            run = drill.run(name, FAULTS[name])
+            problems = run.problems() + (
+                ["ratings differ from the clean run's"] if run.ratings != clean.ratings else []
+            )
+            print(
+                f"{name:16} {run.seconds:8.1f} {run.seconds / clean.seconds:6.2f} {budget(name, clean.seconds):7.1f}"
+                f"  {run.load:4.2f}  {'; '.join(problems) or 'ok'}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

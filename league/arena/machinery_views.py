@@ -1,0 +1,23 @@
+"""The staff's machinery page (what it shows is gathered in league.arena.machinery)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from league.arena import machinery
+
+
+@staff_member_required
+def machinery_page(request: HttpRequest) -> HttpResponse:
+    context = {
+        "queues": machinery.queue_lengths(),
+        "running": machinery.running_matches(),
+        "workers": machinery.worker_beats(),
+        "failures": machinery.recent_failures(),
+        "refits": machinery.refit_times(),
+        "broker": settings.CELERY_BROKER_URL.partition("://")[0],
+    }
+    return render(request, "arena/machinery.html", context)

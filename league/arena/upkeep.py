@@ -1,0 +1,27 @@
+"""The upkeep: everything a lost task would have done, re-derived from the database every ARENA_SWEEP_INTERVAL.
+
+Tasks are sent when a transaction commits; a message can still be lost (the broker restarted empty, a worker
+killed holding it, the broker down at the moment of sending). The database says what should happen next, so a
+periodic check finds it and does it again; every step is idempotent and cheap when there is nothing to do.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from league.arena import matches, refits, tournaments, validations
+
+log = logging.getLogger(__name__)
+
+
+def run() -> dict[str, int]:
+    """Redo what lost tasks left undone; how many of each were found."""
+    done = {
+        "matches re-sent": matches.requeue_lost(),  # worker dead (heartbeat stopped) or message lost
+        "tournaments finished": tournaments.finish_all_done(),  # its finish_tournament task was lost
+        "refits resumed": refits.resume_stale(),  # asked for, but nobody holds a live claim
+        "validations released": validations.release_all(),  # waiting behind a lost validation_finished
+    }
+    if any(done.values()):
+        log.info("upkeep: %s", ", ".join(f"{count} {what}" for what, count in done.items() if count))
+    return done

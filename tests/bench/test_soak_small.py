@@ -1,0 +1,55 @@
+"""bench/soak.py at a small size: sandboxed games through a real Celery worker leave no open file, process or
+sandbox behind, and the figures it prints are the ones it judges."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER = os.environ.get("DATABASE_URL", "")
+SERVER = (
+    f"{urlsplit(SERVER).scheme}://{urlsplit(SERVER).netloc}"
+    if SERVER.startswith("postgres")
+    else "postgres://postgres@127.0.0.1:5432"
+)
+BROKER = os.environ.get("CELERY_BROKER_URL", "")
+BROKER = BROKER if BROKER.startswith("redis://") else "redis://127.0.0.1:6379/15"
+
+
+def reachable(url: str, port: int) -> bool:
+    address = urlsplit(url)
+    try:
+        socket.create_connection((address.hostname or "127.0.0.1", address.port or port), timeout=2).close()
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not reachable(SERVER, 5432), reason="needs PostgreSQL")
+@pytest.mark.skipif(not reachable(BROKER, 6379), reason="needs Redis (the workers' broker)")
+def test_300_sandboxed_games_leak_no_files_processes_or_memory():
+    command = [
+        sys.executable, "bench/soak.py", "--games", "300", "--match-games", "10", "--every", "0.2",
+        "--database-url", f"{SERVER}/arena_soak", "--broker-url", BROKER,
+    ]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+
+    assert result["games"] == 300 and result["matches"] == 30
+    assert result["failed_matches"] == 0 and result["forfeits"] == 0
+    processes = result["processes"]
+    assert processes["max"] > processes["first"], "no sandbox was ever seen running: the sampling is blind"
+    assert processes["last"] == processes["first"] == 2, processes  # the Celery parent's two pool processes
+    assert result["idle_after"]["fds"] <= result["idle_before"]["fds"] * 1.1, result
+    assert result["rss_mib"]["growth"] <= 0.10, result["rss_mib"]
+    assert result["ok"] and done.stdout.strip().splitlines()[-2] == "PASS"

@@ -1,0 +1,80 @@
+"""Fault tests: a tournament of 210 matches survives each fault by itself, on services of its own.
+
+PostgreSQL and Redis are started by the drill (bench/faults.py) in a temporary folder on free ports, with two
+Celery workers and a beat running the league's default settings; the machine's shared PostgreSQL and Redis are
+never touched. One clean run is shared by every fault: each faulty run must finish by itself, store every match
+exactly once, leave none queued or running, end with the clean run's ratings, within 1.5x its time (plus the
+minute the workers are away when they are), and say in its logs what happened, with time and level. Other work on
+a shared machine can slow one run by half: a run over budget is compared once more with a clean run timed again
+right after it, and the slower clean time counts.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from bench import faults as drill_module
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (drill_module.PG_BIN / "initdb").exists() or shutil.which("redis-server") is None,
+        reason="needs PostgreSQL 15's binaries and redis-server to start services of its own",
+    ),
+]
+
+BOTS, GAMES = 15, 60  # a double round robin: 210 matches of 60 games (30 deals, seats swapped)
+STAMP = r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (WARNING|ERROR|INFO) "
+
+# What each fault must leave in the workers' logs: a plain sentence with the match (or task) it concerns.
+SAYS = {
+    "kill-worker": STAMP + r".*match \d+: worker \S+ sent no heartbeat for \d+ s \(killed\?\); match re-sent",
+    "restart-redis": STAMP + r".*re-sent \d+ queued matches whose message was lost",
+    "crash-postgres": STAMP + r".*(match \d+|play_match\(\d+\)|refit_ratings\(.*\)|upkeep\(\)).*: database unavail",
+    "workers-down": None,  # whether a match was mid-game when both died is chance: the checks below suffice
+}
+
+
+@pytest.fixture(scope="module")
+def drill(tmp_path_factory):
+    with drill_module.Drill(tmp_path_factory.mktemp("drill"), BOTS, GAMES, "random,greedy") as drill:
+        yield drill
+
+
+@pytest.fixture(scope="module")
+def clean(drill):
+    run = drill.run("clean", None)
+    assert run.problems() == []
+    assert sum(run.matches.values()) == BOTS * (BOTS - 1) >= 200
+    return run
+
+
+def all_logs(run: drill_module.Run) -> str:
+    return "\n".join(run.logs.values())
+
+
+def test_a_clean_run_stores_everything_once(clean):
+    assert len(clean.ratings) == BOTS
+    assert "raised unexpected" not in all_logs(clean)
+
+
+@pytest.mark.parametrize("fault", list(drill_module.FAULTS))
+def test_the_tournament_survives(drill, clean, fault):
+    run = drill.run(fault, drill_module.FAULTS[fault])
+    assert run.problems() == []
+    assert run.ratings == clean.ratings
+    logs = all_logs(run)
+    assert "raised unexpected" not in logs  # no task failed: each retried, or its work was re-derived
+    if SAYS[fault]:
+        assert re.search(SAYS[fault], logs, re.MULTILINE), logs[-5000:]
+    reference = clean.seconds
+    if run.seconds > drill_module.budget(fault, reference):
+        # The machine is shared: before blaming the fault, time the clean run again under today's load.
+        again = drill.run("clean", None)
+        assert again.problems() == [] and again.ratings == clean.ratings
+        reference = max(reference, again.seconds)
+    budget = drill_module.budget(fault, reference)
+    assert run.seconds <= budget, f"{fault}: {run.seconds:.1f} s, clean {reference:.1f} s, budget {budget:.1f} s"

@@ -1,0 +1,43 @@
+"""What the browser tests share: Debian's Chromium, the window sizes, the overflow check, the screenshot folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--no-first-run", "--disable-sync",
+]  # fmt: skip
+NEEDS_CHROMIUM = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Chromium (tests/run.sh installs it)")
+SIZES = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+# Elements wider than the viewport, unless a scroll box that fits holds them.
+OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth;
+  const inScrollBox = (node) => {
+    for (let box = node.parentElement; box && box !== document.body; box = box.parentElement) {
+      const style = getComputedStyle(box).overflowX;
+      if (/auto|scroll|hidden/.test(style)) return box.getBoundingClientRect().right <= width + 0.5;
+    }
+    return false;
+  };
+  const wide = [...document.body.querySelectorAll("*")]
+    .filter((node) => node.getBoundingClientRect().right > width + 0.5 && !inScrollBox(node))
+    .map((node) => `${node.tagName}.${node.className} right=${Math.round(node.getBoundingClientRect().right)}`);
+  return {width, scrollWidth: document.documentElement.scrollWidth, wide};
+}"""
+
+
+def screenshot_folder(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config, label: str) -> Path:
+    """Where a test saves its screenshots ($ARENA_SCREENSHOTS, else a temporary folder), printed for the reader."""
+    folder = Path(os.environ.get("ARENA_SCREENSHOTS") or tmp_path_factory.mktemp(f"{label}-screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled():
+        print(f"\n{label} screenshots: {folder}")
+    return folder

@@ -1,0 +1,246 @@
+"""Recovering from faults without waiting for a lease: heartbeats from a thread, the upkeep, retries, lost sends.
+
+The end-to-end proof (real PostgreSQL, Redis and workers, each fault injected) is tests/faults/test_faults.py.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import timedelta
+
+import kombu.exceptions
+import pytest
+from django.db import OperationalError
+from django.utils import timezone
+
+from league.arena import heartbeats, matches, queue, refits, retrying, tasks, tournaments, upkeep
+from league.arena.house import house_version
+from league.arena.models import Match, RatingFit, Tournament
+
+
+def ladder_match(**fields) -> Match:
+    greedy, rnd = house_version("house:greedy"), house_version("house:random")
+    fields = {"kind": "ladder", "game": "face-to-face", "games": 1, "seed": "s", **fields}
+    return Match.objects.create_with_entries([greedy, rnd], **fields)
+
+
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks):
+    """committed(f): f() with the tasks it sends on commit sent (this test's transaction never commits)."""
+
+    def call(function):
+        with django_capture_on_commit_callbacks(execute=True):
+            return function()
+
+    return call
+
+
+@pytest.fixture
+def no_sleep(monkeypatch):
+    waits: list[float] = []
+    monkeypatch.setattr(retrying.time, "sleep", waits.append)
+    return waits
+
+
+def test_a_heartbeat_keeps_coming_while_a_game_lasts_and_stops_when_the_claim_is_gone(transactional_db):
+    match = ladder_match()
+    token = match.claim("host:1", matches.lease())
+    claimed_at = Match.objects.get(pk=match.pk).heartbeat_at
+    with heartbeats.Heartbeat(lambda: match.heartbeat(token, 0), "match", every=0.05) as heartbeat:
+        # One long game: no checkpoint is reached, yet the heartbeat moves on.
+        deadline = time.monotonic() + 10
+        while Match.objects.get(pk=match.pk).heartbeat_at == claimed_at and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert Match.objects.get(pk=match.pk).heartbeat_at > claimed_at
+        Match.objects.filter(pk=match.pk).update(claim_token=None)  # another worker took it over
+        assert heartbeat.lost.wait(2)
+
+
+def test_a_heartbeat_rides_out_a_database_error(transactional_db, caplog):
+    answers = iter([OperationalError("server closed the connection unexpectedly"), True])
+    beats: list[bool] = []
+
+    def beat() -> bool:
+        answer = next(answers, True)
+        if isinstance(answer, Exception):
+            raise answer
+        beats.append(answer)
+        return answer
+
+    with caplog.at_level(logging.WARNING), heartbeats.Heartbeat(beat, "match 7", every=0.02) as heartbeat:
+        deadline = time.monotonic() + 10
+        while len(beats) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+    assert beats and not heartbeat.lost.is_set()
+    assert "match 7: heartbeat not sent: database unavailable (OperationalError" in caplog.text
+    assert "match 7: heartbeat sent again" in caplog.text
+
+
+def test_a_match_whose_worker_stopped_beating_is_resent_within_the_lease(db, sent, committed, monkeypatch, caplog):
+    monkeypatch.setattr(queue, "waiting", lambda name: 0)
+    now = timezone.now()
+    dead = ladder_match(
+        status="running",
+        claimed_by="host:41",
+        heartbeat_at=now - timedelta(seconds=11),
+        queued_at=now - timedelta(seconds=30),
+    )
+    ladder_match(
+        status="running",
+        claimed_by="host:42",
+        heartbeat_at=now - timedelta(seconds=3),
+        queued_at=now - timedelta(seconds=30),
+    )
+    with caplog.at_level(logging.WARNING):
+        assert committed(matches.requeue_lost) == 1
+    assert sent == [("play_match", (dead.pk,))]
+    assert f"match {dead.pk}: worker host:41 sent no heartbeat for 11 s (killed?); match re-sent" in caplog.text
+    assert matches.requeue_lost() == 0  # once a lease
+
+
+def test_queued_matches_are_resent_only_when_their_queue_is_empty(db, sent, committed, monkeypatch, caplog):
+    waiting = {"count": 5}
+    monkeypatch.setattr(queue, "waiting", lambda name: waiting["count"])
+    old = timezone.now() - timedelta(seconds=11)
+    lost = ladder_match(queued_at=old)
+    ladder_match()  # just queued: its message may still be on its way
+    assert matches.requeue_lost() == 0  # messages wait in the queue: this one's may be among them
+    waiting["count"] = 0
+    with caplog.at_level(logging.WARNING):
+        assert committed(matches.requeue_lost) == 1
+    assert sent == [("play_match", (lost.pk,))]
+    assert "re-sent 1 queued matches whose message was lost" in caplog.text
+    waiting["count"] = None  # the broker cannot be read: nothing is sent blind
+    Match.objects.filter(pk=lost.pk).update(queued_at=old)
+    assert matches.requeue_lost() == 0
+
+
+def test_the_broker_queue_length_is_read(db):
+    name = f"fault-recovery-{time.monotonic_ns()}"
+    assert queue.waiting(name) == 0  # a queue nobody declared yet
+    with queue.app.connection_for_write() as connection:
+        messages = connection.SimpleQueue(name)
+        messages.put({"match": 1})
+        assert queue.waiting(name) == 1
+        messages.get(timeout=10).ack()
+        assert queue.waiting(name) == 0
+        messages.close()
+
+
+def test_the_upkeep_finishes_a_tournament_whose_finish_task_was_lost(db, sent):
+    tournament = Tournament.objects.create(name="cup", status="running")
+    match = ladder_match(tournament=tournament, kind="tournament", status="done")
+    assert upkeep.run()["tournaments finished"] == 1
+    tournament.refresh_from_db()
+    assert tournament.status == "finished" and match.status == "done"
+    busy = Tournament.objects.create(name="busy", status="running")
+    ladder_match(tournament=busy, kind="tournament", status="running", heartbeat_at=timezone.now())
+    assert tournaments.finish_all_done() == 0
+    busy.refresh_from_db()
+    assert busy.status == "running"
+
+
+def test_the_upkeep_resumes_a_refit_whose_worker_died(db, sent, committed):
+    RatingFit.objects.create(game="face-to-face", pending=True, claim_token=None)
+    assert committed(upkeep.run)["refits resumed"] == 1
+    assert ("refit_ratings", ("face-to-face",)) in sent
+    sent.clear()
+    RatingFit.objects.filter(game="face-to-face").update(
+        claim_token="00000000-0000-0000-0000-000000000001", claimed_at=timezone.now()
+    )
+    assert upkeep.run()["refits resumed"] == 0  # a live refit covers it
+    RatingFit.objects.filter(game="face-to-face").update(
+        claimed_at=timezone.now() - refits.LEASE - timedelta(seconds=1)
+    )
+    assert committed(upkeep.run)["refits resumed"] == 1  # its heartbeat stopped: presumed dead
+    RatingFit.objects.filter(game="face-to-face").update(claim_token=None, fitted_at=timezone.now())
+    assert upkeep.run()["refits resumed"] == 0  # asked for just after a fit: its message is most likely on its way
+
+
+def test_calls_are_retried_with_backoff_on_database_errors(no_sleep, caplog):
+    outcomes = iter([OperationalError("connection refused"), kombu.exceptions.OperationalError("Error 111"), "stored"])
+
+    def flaky() -> str:
+        outcome = next(outcomes)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    with caplog.at_level(logging.WARNING):
+        assert retrying.call(flaky, "match 5: storing") == "stored"
+    assert len(no_sleep) == 2 and no_sleep[0] < no_sleep[1] <= retrying.MAX_DELAY * 1.2
+    assert "match 5: storing: database unavailable (OperationalError: connection refused); retry 1 in" in caplog.text
+    assert "match 5: storing: broker unavailable (OperationalError: Error 111); retry 2 in" in caplog.text
+
+
+def test_other_errors_are_not_retried(no_sleep):
+    def broken() -> None:
+        raise ValueError("a bug")
+
+    with pytest.raises(ValueError):
+        retrying.call(broken, "x")
+    assert no_sleep == []
+
+
+def test_a_task_retries_in_place_instead_of_failing(db, no_sleep, monkeypatch):
+    calls: list[str] = []
+
+    def refit(game: str) -> int:
+        calls.append(game)
+        if len(calls) < 3:
+            raise OperationalError("the database system is starting up")
+        return 1
+
+    monkeypatch.setattr(refits, "run", refit)
+    tasks.refit_ratings("face-to-face")  # as the worker calls it: no exception reaches Celery
+    assert calls == ["face-to-face"] * 3 and len(no_sleep) == 2
+
+
+def test_a_send_that_fails_after_commit_is_logged_not_raised(
+    db, monkeypatch, caplog, django_capture_on_commit_callbacks
+):
+    class Unreachable:
+        def apply_async(self) -> None:
+            raise kombu.exceptions.OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(queue.app, "signature", lambda *args, **kwargs: Unreachable())
+    with caplog.at_level(logging.ERROR), django_capture_on_commit_callbacks(execute=True):
+        queue.finish_tournament(12)
+    assert "finish_tournament(12) not sent: broker unavailable" in caplog.text
+    assert "the upkeep re-derives it from the database" in caplog.text
+
+
+def test_worker_logs_carry_time_and_level(settings):
+    formatter = logging.Formatter(settings.LOGGING["formatters"]["plain"]["format"])
+    line = formatter.format(
+        logging.LogRecord("league.arena.matches", logging.WARNING, "", 0, "match 3: re-sent", None, None)
+    )
+    assert line.split(" ")[2] == "WARNING" and line.endswith("league.arena.matches: match 3: re-sent")
+
+
+def test_a_match_that_met_a_database_error_is_handed_back_at_once(db, sent, monkeypatch):
+    match = ladder_match()
+
+    def unreadable(match, versions):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(matches, "match_spec", unreadable)
+    with pytest.raises(OperationalError):
+        matches.play(match.pk, worker="host:1")
+    match.refresh_from_db()
+    assert (match.status, match.claim_token) == ("queued", None)  # claimable by the task's retry, no lease to wait
+    assert "database unavailable" in match.error
+
+
+def test_a_refit_that_met_a_database_error_hands_its_claim_back(db, monkeypatch):
+    RatingFit.objects.create(game="face-to-face", pending=True)
+
+    def unreadable(game):
+        raise OperationalError("the database system is shutting down")
+
+    monkeypatch.setattr(refits, "pair_counts", unreadable)
+    with pytest.raises(OperationalError):
+        refits.run("face-to-face")
+    state = RatingFit.objects.get(game="face-to-face")
+    assert state.claim_token is None and state.pending  # the retry claims it at once

@@ -1,0 +1,62 @@
+"""A refit's one-statement read of the pairs and write of the ratings give what the ORM gives."""
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.utils import timezone
+
+from league.arena import refit_sql, refits
+from league.arena.models import PairResult, Rating
+
+
+def _sorted(rows: np.ndarray) -> np.ndarray:
+    return rows[np.lexsort(rows.T[::-1])]
+
+
+def test_the_pairs_and_last_played_read_are_the_stored_ones(alice, bob, make_version, record_games):
+    a, b, c = make_version(alice, "a"), make_version(bob, "b"), make_version(alice, "c")
+    record_games(a, b, [0, 0, 1, None])
+    record_games(c, a, [1])
+    record_games(b, c, [0, 1, 1])
+    later = timezone.now() + timedelta(hours=1, microseconds=7)
+    PairResult.objects.filter(first=b, second=c).update(last_played=later)
+
+    table = refit_sql.read_pairs(PairResult.objects.filter(game="face-to-face"))
+    expected = {(p.first_id, p.second_id, p.first_wins, p.second_wins, p.draws) for p in PairResult.objects.all()}
+    assert {tuple(int(x) for x in row) for row in table.rows} == expected and len(table.rows) == 3
+    assert table.last_played[b.pk] == later and table.last_played[c.pk] == later
+    assert table.last_played[a.pk] == max(
+        PairResult.objects.filter(first=a)
+        .values_list("last_played", flat=True)
+        .union(PairResult.objects.filter(second=a).values_list("last_played", flat=True))
+    )
+    portable = refit_sql.read_pairs_portably(PairResult.objects.filter(game="face-to-face").order_by())
+    assert (_sorted(portable.rows) == _sorted(table.rows)).all() and portable.last_played == table.last_played
+
+
+def test_no_pairs_read_as_an_empty_table(db):
+    table = refit_sql.read_pairs(PairResult.objects.filter(game="face-to-face"))
+    assert table.rows.shape == (0, 5) and table.last_played == {}
+
+
+def test_every_rating_column_is_written():
+    columns = {field.attname for field in Rating._meta.concrete_fields}
+    assert set(refit_sql.RATING_COLUMNS) == columns
+
+
+def test_a_refit_overwrites_every_rating_and_keeps_its_history_point(alice, bob, make_version, record_games):
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0, 0, 1])
+    refits.refit("face-to-face")
+    first = {r.version_id: r for r in Rating.objects.all()}
+    assert first[a.pk].point_elo == first[a.pk].elo and first[a.pk].point_games == 3
+    record_games(a, b, [0])
+    refits.refit("face-to-face")
+    second = {r.version_id: r for r in Rating.objects.all()}
+    expected = refits.fit(refits.pair_counts("face-to-face")[0])
+    for pk, rating in expected.items():
+        row = second[pk]
+        assert (row.elo, row.low, row.high) == pytest.approx((rating.elo, rating.low, rating.high))
+        assert (row.games, row.wins, row.losses) == (rating.games, rating.wins, rating.losses)
+        assert (row.point_elo, row.point_games) == (row.elo, 4)  # games changed: a new point
