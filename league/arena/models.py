@@ -20,8 +20,8 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
-from django.db import models, transaction
-from django.db.models import F, Q
+from django.db import connection, models, transaction
+from django.db.models import Exists, F, OuterRef, Q
 from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
@@ -303,11 +303,22 @@ class Tournament(models.Model):
         return totals["played"] or 0, totals["planned"] or 0
 
     def mark_finished_if_done(self) -> bool:
-        if self.matches.exclude(status__in=[Match.Status.DONE, Match.Status.FAILED]).exists():
-            return False
-        finished = Tournament.objects.filter(pk=self.pk, status=self.Status.RUNNING).update(
-            status=self.Status.FINISHED, finished_at=timezone.now()
+        """Finish the tournament if it runs and none of its matches is still to play, in one conditional UPDATE.
+
+        The row lock first makes this wait for a re-run that is queueing failed matches again: a check and an
+        update in two steps (or an UPDATE that waited on the lock with its older snapshot) could finish a
+        tournament whose matches had just been queued."""
+        still_to_play = Match.objects.filter(tournament=OuterRef("pk")).exclude(
+            status__in=[Match.Status.DONE, Match.Status.FAILED]
         )
+        with transaction.atomic():
+            if connection.features.has_select_for_update:
+                list(Tournament.objects.select_for_update().filter(pk=self.pk).values_list("pk"))
+            finished = (
+                Tournament.objects.filter(pk=self.pk, status=self.Status.RUNNING)
+                .exclude(Exists(still_to_play))
+                .update(status=self.Status.FINISHED, finished_at=timezone.now())
+            )
         if finished:
             signals.send_tournament_changed(self.pk)
         return bool(finished)

@@ -1,8 +1,12 @@
 """Running a tournament from its page: staff actions behind a confirmation (POST, CSRF, permission), cancelling
 without anything half-recorded, re-running failed matches, and owners entering bots while registration is open."""
 
+import threading
+import time
+
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connection, connections, transaction
 from django.test import Client
 from django.urls import reverse
 
@@ -141,6 +145,31 @@ def test_rerun_queues_failed_matches_again_and_reopens_a_finished_tournament(
     assert cup.status == "finished" and cup.progress() == (6, 6)
     with pytest.raises(tournament_ops.NotAllowed, match="no failed matches"):
         tournament_ops.rerun_failed(cup.pk)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite runs one writer at a time: nothing interleaves")
+def test_a_late_finish_task_waits_for_a_rerun_and_leaves_the_tournament_running(cup, sent):
+    started = tournaments.start(cup.pk)
+    Match.objects.filter(pk__in=[m.pk for m in started]).update(status="done")
+    Match.objects.filter(pk=started[0].pk).update(status="failed", error="attempt 1: the match runner failed")
+    finished: list[bool] = []
+
+    def finish_task() -> None:  # a finish_tournament task queued by the last failure, running late
+        try:
+            finished.append(tournaments.finish_if_done(cup.pk))
+        finally:
+            connections.close_all()
+
+    with transaction.atomic():
+        assert tournament_ops.rerun_failed(cup.pk) == 1
+        late = threading.Thread(target=finish_task)
+        late.start()
+        time.sleep(0.5)  # the task reads the matches while the re-run's writes are not committed yet
+    late.join(10)
+    assert finished == [False]
+    cup.refresh_from_db()
+    assert cup.status == "running" and Match.objects.get(pk=started[0].pk).status == "queued"
 
 
 def test_owners_enter_their_active_bots_while_registration_is_open(client, staff, alice, bob, make_version):
