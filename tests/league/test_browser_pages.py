@@ -194,7 +194,7 @@ def test_a_tournament_counts_down_starts_and_fills_in_without_a_reload(
     entrants = [make_version(owner, name, source=unhurried_starter(name)) for name in ("tortoise", "snail", "sloth")]
     cup = Tournament.objects.create(
         name="Countdown Cup", games_per_pairing=GAMES, turn_seconds=0.5, bank_seconds=2,
-        scheduled_at=timezone.now() + timedelta(seconds=25),
+        scheduled_at=timezone.now() + timedelta(seconds=15),
     )  # fmt: skip
     TournamentEntry.objects.bulk_create(TournamentEntry(tournament=cup, bot=version.bot) for version in entrants)
     worker = workers("w1", beat=True, ARENA_SANDBOX="false")  # what is watched here is the page, not the sandbox
