@@ -34,7 +34,14 @@ EXPECTED_REPLY = {ANNOUNCE: "harness", "hello": "ready", "new_game": "ok", "play
 
 
 class ProtocolError(ValueError):
-    """A line that is not a well-formed message of this protocol."""
+    """A line that is not a well-formed message of this protocol.
+
+    `public` says what is wrong without quoting the line: a bot's line is its own text, which only its owner may
+    read (game logs are public), so the runner shows the full message to the owner alone."""
+
+    def __init__(self, message: str, public: str | None = None) -> None:
+        super().__init__(message)
+        self.public = public or message
 
 
 def _reject_constant(name: str) -> object:
@@ -44,7 +51,7 @@ def _reject_constant(name: str) -> object:
 def _finite_float(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):
-        raise ProtocolError(f"{text} is out of range for a JSON number")
+        raise ProtocolError(f"{text} is out of range for a JSON number", public="a number is out of range")
     return value
 
 
@@ -123,11 +130,13 @@ def decode(line: bytes, cap: int = LINE_CAP) -> dict:
     except UnicodeDecodeError as error:
         raise ProtocolError(f"line is not UTF-8: {error}") from None
     except (ValueError, RecursionError) as error:
-        raise ProtocolError(f"line is not JSON: {error}: {preview(line)}") from None
+        public = f"line is not JSON: {getattr(error, 'public', error)}"  # the parser's words quote none of the line
+        raise ProtocolError(f"line is not JSON: {error}: {preview(line)}", public=public) from None
     if not isinstance(message, dict):
-        raise ProtocolError(f"a message must be a JSON object, got {type(message).__name__}: {preview(line)}")
+        got = f"a message must be a JSON object, got {type(message).__name__}"
+        raise ProtocolError(f"{got}: {preview(line)}", public=got)
     if not isinstance(message.get("type"), str):
-        raise ProtocolError(f"message has no string 'type': {preview(line)}")
+        raise ProtocolError(f"message has no string 'type': {preview(line)}", public="message has no string 'type'")
     return message
 
 
@@ -136,13 +145,18 @@ def check_reply(message: dict, request_type: str) -> dict:
     kind = message["type"]
     if kind == "error":
         if message.get("kind") not in ERROR_KINDS or not isinstance(message.get("detail"), str):
-            raise ProtocolError(f"malformed error reply: {preview(_encode_quiet(message))}")
+            quoted = preview(_encode_quiet(message))
+            raise ProtocolError(f"malformed error reply: {quoted}", public="malformed error reply")
         return message
     expected = EXPECTED_REPLY[request_type]
     if kind != expected:
-        raise ProtocolError(f"expected a {expected!r} reply to {request_type!r}, got {kind!r}")
+        expectation = f"expected a {expected!r} reply to {request_type!r}"
+        raise ProtocolError(f"{expectation}, got {kind!r}", public=f"{expectation}, got another type")
     if kind in ("harness", "ready") and message.get("version") != PROTOCOL_VERSION:
-        raise ProtocolError(f"harness speaks protocol {message.get('version')!r}, runner speaks {PROTOCOL_VERSION}")
+        raise ProtocolError(
+            f"harness speaks protocol {message.get('version')!r}, runner speaks {PROTOCOL_VERSION}",
+            public=f"harness speaks another protocol than the runner's {PROTOCOL_VERSION}",
+        )
     if kind == "turn" and "turn" not in message:
         raise ProtocolError("a 'turn' reply carries no 'turn'")
     return message

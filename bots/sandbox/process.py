@@ -252,9 +252,8 @@ class SandboxProcess:
         """Start writing one request (the rest is written while its reply is awaited)."""
         kind = message["type"]
         if self.buffer:
-            self._fail(
-                Termination.PROTOCOL_ERROR, f"unrequested output before {kind!r}: {protocol.preview(self.buffer)}"
-            )
+            public = f"unrequested output before {kind!r}"
+            self._fail(Termination.PROTOCOL_ERROR, public, f"{public}: {protocol.preview(self.buffer)}")
         self._resume()
         self.outgoing = self._write(memoryview(encode_request(message)), kind)  # usually all of it at once
         if self.outgoing:
@@ -292,7 +291,7 @@ class SandboxProcess:
         try:
             reply = protocol.check_reply(protocol.decode(line, self.limits.reply_bytes), kind)
         except protocol.ProtocolError as error:
-            self._fail(Termination.PROTOCOL_ERROR, f"reply to {kind!r}: {error}")
+            self._fail(Termination.PROTOCOL_ERROR, f"reply to {kind!r}: {error.public}", f"reply to {kind!r}: {error}")
         self.announced = True
         return reply, elapsed
 
@@ -338,9 +337,14 @@ class SandboxProcess:
         return line
 
     # -- failure and teardown --------------------------------------------------------------------
-    def _fail(self, termination: Termination, detail: str) -> None:
+    def _fail(self, termination: Termination, detail: str, owner_detail: str | None = None) -> None:
+        """Kill it and raise; `detail` goes into the public game log, `owner_detail` (quoting the bot's own text,
+        e.g. its malformed reply) only into the log tail its owner reads."""
         self.kill()
-        raise BotFailure(termination, detail, self.log_tail())
+        tail = self.log_tail()
+        if owner_detail is not None and owner_detail != detail:
+            tail += f"\n{owner_detail}\n"
+        raise BotFailure(termination, detail, tail)
 
     def _died(self, request_type: str) -> None:
         """The sandbox closed its end: find out how it ended and raise the matching failure."""

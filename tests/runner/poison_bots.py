@@ -2,7 +2,8 @@
 
 Each plays Face to Face and sends its poison at its first turn. `surrogate` writes its reply straight to the
 protocol's pipe (as any bot can: it shares the harness's process), since the harness itself would refuse
-to encode a lone surrogate. `crash` writes NUL and a lone surrogate's bytes to stderr and raises an
+to encode a lone surrogate; `not-json` writes a line that is not JSON, which the runner quotes to the owner
+alone. `crash` writes NUL and a lone surrogate's bytes to stderr and raises an
 exception whose text holds a NUL; its markers must reach the owner's stderr only, never a public log.
 """
 
@@ -44,12 +45,24 @@ def play(observation):
     time.sleep(30)
 """.replace("{EXCEPTION_MARKER}", EXCEPTION_MARKER)
 
+NOT_JSON = """\
+import gc
+import os
+import time
+
+def play(observation):
+    channel = next(item for item in gc.get_objects() if type(item).__name__ == "Channel")
+    os.write(channel.proto_out, b'{EXCEPTION_MARKER}, not JSON\\n')
+    time.sleep(30)
+""".replace("{EXCEPTION_MARKER}", EXCEPTION_MARKER)
+
 # name -> (source, the termination its game must end with)
 POISONS = {
     "big-int": (BIG_INT, "protocol-error"),
     "deep": (DEEP, "protocol-error"),
     "long-string": (LONG_STRING, "protocol-error"),
     "surrogate": (SURROGATE, "protocol-error"),
+    "not-json": (NOT_JSON, "protocol-error"),
     "crash": (CRASH, "crash"),
     "error-detail": (ERROR_DETAIL, "crash"),
 }

@@ -23,6 +23,7 @@ REASONS = {
     "deep": "its turn is nested more than 32 deep",
     "long-string": "its turn holds a string of 50000 characters; strings are limited to 1000",
     "surrogate": "its turn holds a string with a lone surrogate (not a Unicode character)",
+    "not-json": "reply to 'play': line is not JSON: expected a JSON value at column 1",
     "crash": "play raised ValueError",
     "error-detail": "play raised Oops",
 }

@@ -274,6 +274,13 @@ def test_bad_replies_are_named_failures(attack, mode, termination, words):
     assert "the bot's own bug" not in result.failure.detail  # an exception's text is for the owner (stderr) only
 
 
+def test_a_malformed_reply_is_quoted_to_its_owner_only(attack):
+    result = attack("bad_replies", {"mode": "raw"})
+    assert result.failure is not None and result.failure.termination == Termination.PROTOCOL_ERROR
+    assert result.failure.detail == "reply to 'play': line is not JSON: expected a JSON value at column 1"
+    assert "words for the owner's eyes only" in result.failure.stderr_tail  # the public game log gets the detail
+
+
 def test_cpu_time_limit_ends_a_spinning_bot(attack):
     result = attack("busy_loop", timeout=20, limits=SandboxLimits(cpu_seconds=1))
     assert result.failure is not None and result.failure.termination == Termination.RESOURCE_LIMIT

@@ -1,11 +1,18 @@
 """Attack on the protocol: answers that are not JSON, too large, or exit the process mid-game."""
 
+import gc
 import os
 import sys
+
+OWNER_ONLY = "words for the owner's eyes only"
 
 
 def play(observation):
     mode = observation["attack"]["mode"]
+    if mode == "raw":  # past the harness, straight into its reply pipe: a line that is not JSON
+        channel = next(item for item in gc.get_objects() if type(item).__name__ == "Channel")
+        os.write(channel.proto_out, f"{OWNER_ONLY}\n".encode())
+        return []
     if mode == "set":
         return {1, 2, 3}
     if mode == "nan":
