@@ -8,25 +8,41 @@ domain and never the other way round.
 
 from __future__ import annotations
 
-from celery import shared_task
+import os
+import socket
+
+from celery import Task, shared_task
 
 from league.arena import challenges, matches, refits, scheduling, scrims, tournaments, upkeep
 from league.arena.retrying import ResilientTask
 
 
-@shared_task(base=ResilientTask, acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_match")
-def play_match(match_id: int) -> None:
-    matches.play(match_id)
+def player_name(task: Task) -> str:
+    """Who claims a match: the Celery node as `celery worker --hostname` named it (e.g. w1@host) and the pool
+    process's pid, so that the machinery page and the logs name a worker as its operator does."""
+    node = task.request.hostname or socket.gethostname()  # no node when a task runs eagerly
+    return f"{node}:{os.getpid()}"
 
 
-@shared_task(base=ResilientTask, acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_validation")
-def play_validation(match_id: int) -> None:
-    matches.play(match_id)
+@shared_task(
+    base=ResilientTask, bind=True, acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_match"
+)
+def play_match(task: Task, match_id: int) -> None:
+    matches.play(match_id, worker=player_name(task))
 
 
-@shared_task(base=ResilientTask, acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_scrim")
-def play_scrim(match_id: int) -> None:
-    matches.play(match_id)
+@shared_task(
+    base=ResilientTask, bind=True, acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_validation"
+)
+def play_validation(task: Task, match_id: int) -> None:
+    matches.play(match_id, worker=player_name(task))
+
+
+@shared_task(
+    base=ResilientTask, bind=True, acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_scrim"
+)
+def play_scrim(task: Task, match_id: int) -> None:
+    matches.play(match_id, worker=player_name(task))
 
 
 @shared_task(base=ResilientTask, name="league.arena.tasks.release_scrims")

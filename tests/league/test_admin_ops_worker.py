@@ -149,10 +149,14 @@ def test_two_named_workers_share_a_tournament_and_play_each_match_once(
     assert second.poll() is None
     assert_played_once(cup)
     assert Game.objects.filter(match__tournament=cup).count() == cup.matches.aggregate(n=Sum("games"))["n"] == 400
-    # A claim names the pool process that played the match (host:pid): each worker's pool played some.
-    pids = {int(name.rpartition(":")[2]) for name in cup.matches.values_list("claimed_by", flat=True)}
-    assert pids & pool_pids(first) and pids & pool_pids(second), (pids, pool_pids(first), pool_pids(second))
-    assert pids <= pool_pids(first) | pool_pids(second)
+    # A claim names the worker as its operator did (--hostname alpha@host) and the pool process that played
+    # the match: each worker's pool played some, under its own name.
+    claims = {}
+    for claim in cup.matches.values_list("claimed_by", flat=True):
+        node, _, pid = claim.rpartition(":")
+        claims.setdefault(node.partition("@")[0], set()).add(int(pid))
+    assert claims.keys() == {"alpha", "beta"}, claims
+    assert claims["alpha"] <= pool_pids(first) and claims["beta"] <= pool_pids(second), claims
 
 
 def pool_pids(worker) -> set[int]:

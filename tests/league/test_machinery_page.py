@@ -98,3 +98,20 @@ def test_coop_ladders_are_named_after_their_season(db):
     RatingFit.objects.create(game=f"coop:{season.pk}:2", games=5)
     (fit,) = machinery.refit_times()
     assert fit.ladder == "The Game season 1, teams of 2" and fit.fitted_at is None
+
+
+def test_a_match_is_claimed_under_the_celery_nodes_name_or_the_host_outside_a_worker(db, monkeypatch):
+    import os
+    import socket
+    from types import SimpleNamespace
+
+    import bots.match
+    from league.arena import tasks
+
+    in_a_worker = SimpleNamespace(request=SimpleNamespace(hostname="w7@rack-3"))  # started with --hostname w7@%h
+    assert tasks.player_name(in_a_worker) == f"w7@rack-3:{os.getpid()}"
+    monkeypatch.setattr(bots.match, "run_match", lambda spec, on_game: bots.match.MatchResult(spec, [], {}, 0.0))
+    match = a_match(status="queued")
+    tasks.play_match(match.pk)  # called as a function: no worker, no node name
+    match.refresh_from_db()
+    assert match.claimed_by == f"{socket.gethostname()}:{os.getpid()}"
