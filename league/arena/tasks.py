@@ -20,7 +20,7 @@ from league.arena.retrying import ResilientTask
 def player_name(task: Task) -> str:
     """Who claims a match: the Celery node as `celery worker --hostname` named it (e.g. w1@host) and the pool
     process's pid, so that the machinery page and the logs name a worker as its operator does."""
-    node = task.request.hostname or socket.gethostname()  # no node when a task runs eagerly
+    node = task.request.hostname or socket.gethostname()  # no node when the task is called as a function
     return f"{node}:{os.getpid()}"
 
 
