@@ -26,6 +26,7 @@ PYTHON_FLAGS = ("-I", "-S", "-B", "-X", "utf8")  # isolated, no site, no bytecod
 SANDBOX_BOT_DIR = "/bot"
 SANDBOX_HARNESS_DIR = "/harness"
 SANDBOX_TMP = "/tmp"
+LAUNCH_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"  # where the launch finds its programs, and its PATH
 
 
 class SandboxUnavailable(RuntimeError):
@@ -114,6 +115,14 @@ def _shared_libraries(executable: str) -> list[str]:
         raise SandboxUnavailable("ldd is missing: cannot tell which shared libraries Python needs")
     output = subprocess.run([ldd, executable], capture_output=True, text=True, check=False).stdout
     return re.findall(r"(?:=>\s+|^\s*)(/\S+)\s+\(0x", output, flags=re.MULTILINE)
+
+
+def system_tool(name: str, needed_for: str) -> str:
+    """The path of a util-linux (or shell) program the launch runs, from the system's folders only."""
+    path = shutil.which(name, path=LAUNCH_PATH)
+    if path is None:
+        raise SandboxUnavailable(f"{name} (util-linux) is missing: {needed_for}")
+    return path
 
 
 @functools.lru_cache(maxsize=1)

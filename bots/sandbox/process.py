@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
 import time
@@ -27,20 +26,24 @@ import orjson
 from bots import protocol
 from bots.players import BotFailure
 from bots.sandbox import cgroups, pause, scratch, seccomp, staging
-from bots.sandbox.bwrap import SANDBOX_BOT_DIR, BwrapCommand, SandboxUnavailable, python_runtime, reachable
+from bots.sandbox.bwrap import (
+    LAUNCH_PATH,
+    SANDBOX_BOT_DIR,
+    BwrapCommand,
+    SandboxUnavailable,
+    python_runtime,
+    reachable,
+    system_tool,
+)
 from bots.sandbox.limits import SandboxLimits
 from games import Termination
 
 TAIL_CHARS = 2000  # of the log, attached to a failure
 REAP_SECONDS = 5.0
-LAUNCH_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 
 
 def _tool(name: str) -> str:
-    path = shutil.which(name, path=LAUNCH_PATH)
-    if path is None:
-        raise SandboxUnavailable(f"{name} (util-linux) is missing: a root runner needs it to launch the sandbox")
-    return path
+    return system_tool(name, "a root runner needs it to launch the sandbox")
 
 
 def launch_prefix(uid: int, gid: int, staged: staging.StagedRuntime | None) -> list[str]:

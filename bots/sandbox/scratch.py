@@ -13,20 +13,14 @@ capability: the bot sees the same uid and has no more privilege than when bwrap 
 
 from __future__ import annotations
 
-import shutil
+from bots.sandbox.bwrap import system_tool
 
-from bots.sandbox.bwrap import SandboxUnavailable
-
-LAUNCH_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 # $0: the mount point; then the options; "$@" after them: bwrap's command line
 _MOUNT_SCRIPT = 'mount -t tmpfs -o "$1" sandbox-tmp "$0" && shift && exec "$@"'
 
 
 def _tool(name: str) -> str:
-    path = shutil.which(name, path=LAUNCH_PATH)
-    if path is None:
-        raise SandboxUnavailable(f"{name} (util-linux) is missing: it mounts each sandbox's /tmp")
-    return path
+    return system_tool(name, "it mounts each sandbox's /tmp")
 
 
 def mount_options(size_bytes: int, inodes: int) -> str:

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import atexit
 import os
-import shutil
 import subprocess
 import tempfile
 import threading
 from dataclasses import dataclass
 
 from bots.sandbox import leftovers
-from bots.sandbox.bwrap import SandboxUnavailable, scratch_root
+from bots.sandbox.bwrap import SandboxUnavailable, scratch_root, system_tool
 
 SETUP_SECONDS = 10.0
 STAGE_PREFIX = "thegame-runtime-"  # then the runner's pid and a random part
@@ -47,10 +46,7 @@ def staged_runtime(prefix: str) -> StagedRuntime:
 
 
 def _tool(name: str) -> str:
-    path = shutil.which(name, path="/usr/bin:/bin:/usr/sbin:/sbin")
-    if path is None:
-        raise SandboxUnavailable(f"{name} (util-linux) is missing: it stages the Python runtime for the sandbox")
-    return path
+    return system_tool(name, "it stages the Python runtime for the sandbox")
 
 
 def _remove_stale(scratch_root: str) -> None:
