@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -41,3 +43,18 @@ def screenshot_folder(tmp_path_factory: pytest.TempPathFactory, pytestconfig: py
     with capture.global_and_fixture_disabled():
         print(f"\n{label} screenshots: {folder}")
     return folder
+
+
+@contextmanager
+def django_beside_playwright() -> Iterator[None]:
+    """Let a test call the database between browser steps: Playwright's sync API keeps an event loop in the
+    test's thread, which Django takes for async code (DJANGO_ALLOW_ASYNC_UNSAFE, restored afterwards)."""
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous

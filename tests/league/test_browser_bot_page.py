@@ -3,7 +3,6 @@ its own scroll box, the chart keeps its place; screenshots are kept in a folder 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,15 @@ from django.utils import timezone
 
 from league.arena import refits, results
 from league.arena.models import Match
-from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, OVERFLOW, SIZES, screenshot_folder
+from tests.league.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    NEEDS_CHROMIUM,
+    OVERFLOW,
+    SIZES,
+    django_beside_playwright,
+    screenshot_folder,
+)
 
 pytestmark = [
     NEEDS_CHROMIUM,
@@ -66,9 +73,7 @@ def test_the_bot_page_fits_a_laptop_and_a_phone(live_server, busy_bot, screensho
     login = Client()
     login.force_login(owner)
     session = login.cookies["sessionid"].value
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
+    with django_beside_playwright():
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
@@ -94,8 +99,3 @@ def test_the_bot_page_fits_a_laptop_and_a_phone(live_server, busy_bot, screensho
                         context.close()
             finally:
                 browser.close()
-    finally:
-        if previous is None:
-            del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous

@@ -3,7 +3,6 @@ linked position, plays itself with Space, and fits a laptop and a phone (screens
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from pathlib import Path
@@ -20,7 +19,14 @@ from replay_helpers import (
     versions_for,
 )
 
-from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, OVERFLOW, screenshot_folder
+from tests.league.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    NEEDS_CHROMIUM,
+    OVERFLOW,
+    django_beside_playwright,
+    screenshot_folder,
+)
 
 pytestmark = NEEDS_CHROMIUM
 
@@ -46,20 +52,11 @@ SHOWN = """() => ({
 def browser():
     from playwright.sync_api import sync_playwright
 
-    # Playwright's sync API keeps an event loop in this thread, which Django takes for async code; the
-    # tests' database calls are plain synchronous calls between browser steps.
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
+    with django_beside_playwright():
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             yield browser
             browser.close()
-    finally:
-        if previous is None:
-            del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ in their own box). Screenshots are kept in a folder the test prints."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,15 @@ from django.utils import timezone
 
 from league.arena import results, scrims
 from league.arena.models import Match, MatchRequest
-from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, OVERFLOW, SIZES, screenshot_folder
+from tests.league.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    NEEDS_CHROMIUM,
+    OVERFLOW,
+    SIZES,
+    django_beside_playwright,
+    screenshot_folder,
+)
 
 pytestmark = [
     NEEDS_CHROMIUM,
@@ -57,9 +64,7 @@ def test_scrims_fit_a_laptop_and_a_phone_and_work_by_keyboard(live_server, scrim
     login = Client()
     login.force_login(owner)
     session = login.cookies["sessionid"].value
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
+    with django_beside_playwright():
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
@@ -112,8 +117,3 @@ def test_scrims_fit_a_laptop_and_a_phone_and_work_by_keyboard(live_server, scrim
                 context.close()
             finally:
                 browser.close()
-    finally:
-        if previous is None:
-            del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous

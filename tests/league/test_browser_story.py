@@ -13,7 +13,7 @@ import pytest
 import bots.house
 from league.arena.house import house_version
 from league.arena.models import Bot, Game, Rating
-from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM
+from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, django_beside_playwright
 
 pytestmark = [
     NEEDS_CHROMIUM,
@@ -35,9 +35,7 @@ def test_sign_up_upload_rise_on_the_ladder_and_replay_a_game(live_server, worker
     source = (Path(bots.house.__file__).parent / "greedy.py").read_bytes()
     folder = Path(os.environ.get("ARENA_SCREENSHOTS") or tmp_path)
     print(f"story screenshots: {folder}")
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # database checks between browser steps
-    try:
+    with django_beside_playwright():  # database checks between browser steps
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
@@ -93,9 +91,4 @@ def test_sign_up_upload_rise_on_the_ladder_and_replay_a_game(live_server, worker
                 page.screenshot(path=str(folder / "story-replay-end.png"), full_page=True)
             finally:
                 browser.close()
-    finally:
-        if previous is None:
-            del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
     assert worker.poll() is None
