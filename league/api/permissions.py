@@ -17,11 +17,6 @@ from league.arena import caching
 from league.arena.models import Bot, Match, MatchEntry
 
 
-def sees_private(user: Any, owner_id: int | None) -> bool:
-    """True for the owner of the bot and for staff: they see its versions' stderr, failures and source."""
-    return bool(user and user.is_authenticated and (user.is_staff or user.pk == owner_id))
-
-
 def visible_matches(user: Any, matches: QuerySet[Match]) -> QuerySet[Match]:
     """`matches` without the validation matches `user` may not see (as `_require_visible` on the site)."""
     if user.is_authenticated and user.is_staff:

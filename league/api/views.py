@@ -10,7 +10,6 @@ from django.db import transaction
 from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from django.utils.http import content_disposition_header
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, NotFound, ValidationError
@@ -25,10 +24,11 @@ import games
 from league.api import docs, serializers
 from league.api.filters import BotFilter, MatchFilter, TournamentFilter
 from league.api.pagination import Pages
-from league.api.permissions import IsBotOwnerOrReadOnly, sees_private, visible_matches
+from league.api.permissions import IsBotOwnerOrReadOnly, visible_matches
 from league.api.ratings import rating_points
 from league.api.throttles import UploadThrottle
 from league.arena import bot_changes, caching, challenges, leaderboards, tournaments, versions
+from league.arena.decorators import sees_private
 from league.arena.forms import NewBotForm, NewVersionForm
 from league.arena.models import (
     COMPETITIVE_GAMES,
@@ -224,9 +224,7 @@ class VersionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
             upload = versions.download(version)
         except versions.NotAllowed as error:
             raise NotFound(str(error)) from None
-        response = HttpResponse(upload.content, content_type=upload.content_type)
-        response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=upload.filename)
-        return response
+        return upload.as_attachment()
 
 
 @docs.tournaments

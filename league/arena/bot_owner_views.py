@@ -6,11 +6,10 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from league.arena import bot_changes, versions
-from league.arena.decorators import with_bot
+from league.arena.decorators import sees_private, with_bot
 from league.arena.forms import BotEditForm
 from league.arena.models import Bot
 
@@ -58,13 +57,11 @@ def unretire_bot(request: HttpRequest, bot: Bot) -> HttpResponse:
 @with_bot()
 def download_version(request: HttpRequest, bot: Bot, number: int) -> HttpResponse:
     """A version's upload as it was sent: for its owner and staff; a 404 for everyone else, as if it did not exist."""
-    if not (request.user.is_authenticated and (request.user.pk == bot.owner_id or request.user.is_staff)):
+    if not sees_private(request.user, bot.owner_id):
         raise Http404("no such upload")
     version = get_object_or_404(bot.versions, number=number)
     try:
         upload = versions.download(version)
     except versions.NotAllowed as error:
         raise Http404(str(error)) from None
-    response = HttpResponse(upload.content, content_type=upload.content_type)
-    response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=upload.filename)
-    return response
+    return upload.as_attachment()

@@ -19,6 +19,7 @@ from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 
 from league.arena import caching
+from league.arena.decorators import sees_private
 from league.arena.models import (
     FORFEITS,
     Bot,
@@ -148,17 +149,17 @@ def versions_context(request: HttpRequest, bot: Bot) -> dict:
     """The versions table (polled while a version is validated) and, for the owner and staff, the validations."""
     versions, older = newest_versions(bot)
     is_owner = bot.owner_id == request.user.pk
-    sees_private = is_owner or request.user.is_staff
-    validation = _validation_games(versions[:VALIDATED_VERSIONS]) if sees_private else []
+    private = sees_private(request.user, bot.owner_id)
+    validation = _validation_games(versions[:VALIDATED_VERSIONS]) if private else []
     return {
         "bot": bot,
         "versions": versions,
         "older": older,
         "is_owner": is_owner,
-        "sees_private": sees_private,
+        "sees_private": private,
         "validating": any(v.status == BotVersion.Status.VALIDATING for v in versions),
         "validation_games": validation,
-        "failures": _failures(versions[:VALIDATED_VERSIONS], validation) if sees_private else [],
+        "failures": _failures(versions[:VALIDATED_VERSIONS], validation) if private else [],
     }
 
 

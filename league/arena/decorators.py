@@ -16,6 +16,11 @@ from league.arena.models import Bot
 View = Callable[..., HttpResponse]
 
 
+def sees_private(user: Any, owner_id: int | None) -> bool:
+    """True for the owner of the bot and for staff: they see its versions' stderr, failures and source."""
+    return bool(user and user.is_authenticated and (user.is_staff or user.pk == owner_id))
+
+
 def with_bot(owner_only: bool = False) -> Callable[[View], View]:
     """Replace the view's `bot_id` argument with the Bot; 404 if missing, 403 if owner_only and not yours."""
 

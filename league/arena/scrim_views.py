@@ -17,7 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from league.arena import bot_pages, scrims
-from league.arena.decorators import with_bot
+from league.arena.decorators import sees_private, with_bot
 from league.arena.forms import NewVersionForm
 from league.arena.models import COMPETITIVE_GAMES, Bot, MatchRequest
 
@@ -81,7 +81,7 @@ def _scrim_context(request: HttpRequest, scrim_id: int) -> dict:
     """The request with its progress, games and matches; a 404 for anyone but its owner and staff."""
     shown = MatchRequest.objects.select_related("bot__owner", "opponent__owner", "version", "opponent_version")
     scrim = get_object_or_404(shown, pk=scrim_id)
-    if not (request.user.is_authenticated and (request.user.is_staff or scrim.requester_id == request.user.pk)):
+    if not sees_private(request.user, scrim.requester_id):
         raise Http404("no such scrim")
     scrims.attach_progress([scrim])
     return {

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Q
+from django.http import HttpResponse
 from django.utils import timezone
+from django.utils.http import content_disposition_header
 
 from league.arena import validations
 from league.arena.models import Bot, BotUpload, BotVersion, Match, Tournament
@@ -29,6 +31,12 @@ class Download:
     filename: str
     content_type: str
     content: bytes
+
+    def as_attachment(self) -> HttpResponse:
+        """The file as a response that browsers save under its uploaded name."""
+        response = HttpResponse(self.content, content_type=self.content_type)
+        response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=self.filename)
+        return response
 
 
 def download(version: BotVersion) -> Download:
