@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import games  # noqa: E402
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match  # noqa: E402
-from bots.sandbox import SandboxedPlayer  # noqa: E402
+from bots.sandbox import SandboxedPlayer, forkserver  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = REPO / "bots" / "house" / "greedy.py"
@@ -81,7 +81,7 @@ def bench_boot(bots: list[Path], matches: int) -> dict[str, float]:
     warm.start(10)
     warm.close()
     boots, closes = [], []
-    cpu_before, children_before = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_before, children_before = time.process_time(), _sandboxes_cpu()
     for _ in range(matches):
         players = [SandboxedPlayer(bot) for bot in bots]
         started = time.perf_counter()
@@ -94,8 +94,7 @@ def bench_boot(bots: list[Path], matches: int) -> dict[str, float]:
             player.close()
         boots.append(booted - started)
         closes.append(time.perf_counter() - booted)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    sandbox_cpu = children.ru_utime + children.ru_stime - children_before.ru_utime - children_before.ru_stime
+    sandbox_cpu = _sandboxes_cpu() - children_before
     return {
         "matches": matches,
         "start_median_ms": statistics.median(boots) * 1e3,
@@ -146,12 +145,20 @@ def _cpu_seconds(who: int) -> float:
 
 def _sandboxed_trips(bot: Path, observations: list[dict], turns: int) -> tuple[float, float]:
     """(runner, sandbox) CPU seconds of one sandbox's start, `turns` round trips and close."""
-    runner, children = _cpu_seconds(resource.RUSAGE_SELF), _cpu_seconds(resource.RUSAGE_CHILDREN)
+    runner, children = _cpu_seconds(resource.RUSAGE_SELF), _sandboxes_cpu()
     with SandboxedPlayer(bot) as player:
         player.start(10)
         for index in range(turns):
             player.play(observations[index % len(observations)], 5)
-    return _cpu_seconds(resource.RUSAGE_SELF) - runner, _cpu_seconds(resource.RUSAGE_CHILDREN) - children
+    return _cpu_seconds(resource.RUSAGE_SELF) - runner, _sandboxes_cpu() - children
+
+
+def _sandboxes_cpu() -> float:
+    """CPU seconds of every sandbox so far: bwrap (this process's children) and the harnesses, which are the fork
+    server's grandchildren (counted in its children's time once their monitors are reaped, at once)."""
+    time.sleep(0.01)  # the last monitors reaped
+    servers = sum(server.cpu_seconds() for server in forkserver.running_servers())
+    return _cpu_seconds(resource.RUSAGE_CHILDREN) + servers
 
 
 def _bare_trips(request: bytes, reply: bytes, turns: int) -> tuple[float, float]:
@@ -234,11 +241,11 @@ def bench_pairs(game_count: int) -> dict[str, dict[str, float]]:
             spec = MatchSpec(
                 "face-to-face", bots, games=game_count, seed="bench-pairs", duplicate=True, sandbox=sandbox
             )
-            runner, children = _cpu_seconds(resource.RUSAGE_SELF), _cpu_seconds(resource.RUSAGE_CHILDREN)
+            runner, children = _cpu_seconds(resource.RUSAGE_SELF), _sandboxes_cpu()
             result = run_match(spec)
             mode = "sandboxed" if sandbox else "in_process"
             row[f"{mode}_runner_ms"] = (_cpu_seconds(resource.RUSAGE_SELF) - runner) / game_count * 1e3
-            row[f"{mode}_sandbox_ms"] = (_cpu_seconds(resource.RUSAGE_CHILDREN) - children) / game_count * 1e3
+            row[f"{mode}_sandbox_ms"] = (_sandboxes_cpu() - children) / game_count * 1e3
             row["turns"] = sum(game.turns for game in result.games) / game_count
         figures[f"{first}-{second}"] = row
     return figures

@@ -1,19 +1,18 @@
-"""Stopping sandboxes between their turns (bots/sandbox/pause.py): what it costs, and what it buys an opponent.
+"""Stopping sandboxes between their turns (bots/sandbox/pause.py): what a turn costs, and what it buys an opponent.
 
     python bench/sandbox_pause.py                 # both
-    python bench/sandbox_pause.py --only cost     # per-turn cost of the stop and continue, instant bot
+    python bench/sandbox_pause.py --only cost     # per-turn cost of a turn (request, reply, stop), instant bot
     python bench/sandbox_pause.py --only share    # an opponent's CPU share on a core shared with a hostile bot
 
-cost: the same instant bot answers --turns requests with the sandbox stopped between them and without (the
-stop switched off in this process); per turn: the runner's wall time (continue, request, reply, stop), the
-turn time the bot is charged, and the runner's and the sandbox's CPU. Also the two signals alone.
+cost: an instant bot answers --turns requests, stopping itself after each (the harness does, harness.py); per
+turn: the runner's wall time (request and continue, reply, the stop seen), the turn time the bot is charged, and
+the runner's and the sandbox's CPU. Also the continue signal alone, sent to a stopped sandbox.
 
 share: everything (runner and both sandboxes) pinned to one CPU, as on a worker with more matches than cores.
 The opponent busy-waits 20 ms of wall time per turn and reports the CPU time it got: its share of the wall
 time (other sessions on the machine take their part too), and of what the two sandboxes got during its
 turns (other load drops out: 1.00 means the rival got nothing while it was not its turn). It plays against
-an idle bot, a bot whose background thread spins, and a bot whose SIGALRM handler spins, each with the stop
-on and off ("without stop" is the runner before pause.py for the last: it stopped only threaded bots).
+an idle bot, a bot whose background thread spins, and a bot whose SIGALRM handler spins.
 The machine's load is printed: it moves the figures.
 """
 
@@ -27,13 +26,11 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots.sandbox import SandboxedPlayer, pause  # noqa: E402
+from bots.sandbox import SandboxedPlayer  # noqa: E402
 
 INSTANT = "TURN = {'plays': []}\ndef play(observation):\n    return TURN\n"
 IDLE = INSTANT
@@ -68,18 +65,6 @@ def play(observation):
 HOSTILE = {"idle": IDLE, "thread": THREAD, "signal-handler": SIGNAL}
 
 
-@contextmanager
-def stopping(enabled: bool) -> Iterator[None]:
-    """With enabled False, sandboxes of this process are never stopped (the behaviour before pause.py)."""
-    original = pause.stop
-    if not enabled:
-        pause.stop = lambda pidfd: False
-    try:
-        yield
-    finally:
-        pause.stop = original
-
-
 def _cpu(who: int) -> float:
     usage = resource.getrusage(who)
     return usage.ru_utime + usage.ru_stime
@@ -91,8 +76,8 @@ def _sandbox_cpu(pid: int) -> float:
 
 def bench_cost(bot: Path, turns: int) -> dict[str, dict[str, float]]:
     figures = {}
-    for label, enabled in (("without stop", False), ("with stop", True)):
-        with stopping(enabled), SandboxedPlayer(bot) as player:
+    for label in ("turn",):
+        with SandboxedPlayer(bot) as player:
             player.start(10)
             player.play({}, 5)
             walls, charged = [], []
@@ -108,14 +93,13 @@ def bench_cost(bot: Path, turns: int) -> dict[str, dict[str, float]]:
                 "runner_cpu_us": (_cpu(resource.RUSAGE_SELF) - runner) / turns * 1e6,
                 "sandbox_cpu_us": (_sandbox_cpu(player.sandbox_pid) - sandbox) / turns * 1e6,
             }
-    with SandboxedPlayer(bot) as player:  # the two signals alone, on a sandbox idle in read()
+    with SandboxedPlayer(bot) as player:  # SIGCONT alone, to a sandbox stopped after its reply
         player.start(10)
         pidfd = os.pidfd_open(player.sandbox_pid)
         started = time.perf_counter()
         for _ in range(turns):
-            signal.pidfd_send_signal(pidfd, signal.SIGSTOP)
             signal.pidfd_send_signal(pidfd, signal.SIGCONT)
-        figures["signals alone"] = {"wall_us": (time.perf_counter() - started) / turns * 1e6}
+        figures["continue alone"] = {"wall_us": (time.perf_counter() - started) / turns * 1e6}
         os.close(pidfd)
     return figures
 
@@ -159,13 +143,11 @@ def main() -> None:
             os.sched_setaffinity(0, {max(everything)})  # the sandboxes inherit it
             try:
                 for name in HOSTILE:
-                    for enabled in (False, True):
-                        with stopping(enabled):
-                            row = bench_share(files["opponent"], files[name], args.share_turns, 0.02)
-                        print(f"beside a bot {name:>14}, {'with' if enabled else 'without'} stop: opponent's CPU "
-                              f"{row['of_match']:.2f} of the match's, {row['of_wall']:.2f} of the wall; "
-                              f"rival's CPU in the opponent's turn {row['rival_cpu_ms']:.2f} ms "
-                              f"(load average {os.getloadavg()[0]:.2f})")  # fmt: skip
+                    row = bench_share(files["opponent"], files[name], args.share_turns, 0.02)
+                    print(f"beside a bot {name:>14}: opponent's CPU "
+                          f"{row['of_match']:.2f} of the match's, {row['of_wall']:.2f} of the wall; "
+                          f"rival's CPU in the opponent's turn {row['rival_cpu_ms']:.2f} ms "
+                          f"(load average {os.getloadavg()[0]:.2f})")  # fmt: skip
             finally:
                 os.sched_setaffinity(0, everything)
 

@@ -51,7 +51,7 @@ def _league_bench() -> ModuleType:
 league_bench = _league_bench()
 
 # Each sandbox is bwrap and the bot's harness, and bwrap may keep a parent of the namespace beside them.
-PROCESSES_PER_SANDBOX = 3
+PROCESSES_PER_SANDBOX = 4  # bwrap, its child held before its exec, the fork server's monitor and the harness
 
 
 @dataclass
@@ -152,7 +152,8 @@ def judge(samples: list[Sample], idle_before: Sample, idle_after: Sample, args: 
             "growth": round(growth(first, last), 4),
             "ok": growth(first, last) <= args.tolerance,
         }
-    busy_cap = args.workers * 2 * PROCESSES_PER_SANDBOX + args.workers  # two sandboxes per pool process at most
+    # two sandboxes per pool process at most, beside the pool process and its fork server
+    busy_cap = args.workers * (2 * PROCESSES_PER_SANDBOX + 2)
     report["processes"] = {
         "first": idle_before.processes,
         "last": idle_after.processes,

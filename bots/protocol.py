@@ -5,7 +5,7 @@ code has run; after that there is one reply per request:
 
     runner -> harness                                  harness -> runner
                                                        {"type": "harness", "version": 1}
-    {"type": "hello", "version": 1}                    {"type": "ready", "version": 1}
+    {"type": "hello", "version": 1}                    {"type": "ready", "version": 1, "new_game": true}
     {"type": "new_game", "info": {...}}                {"type": "ok"}
     {"type": "play", "observation": {...}}             {"type": "turn", "turn": <the bot's JSON turn>}
                                                        {"type": "error", "kind": KIND, "detail": "..."}

@@ -1,10 +1,10 @@
 """The bubblewrap command line for one sandbox, and the host facts it depends on.
 
 The sandbox's file system is built from nothing: an empty read-only root holding the Python runtime
-(interpreter, its shared libraries, the standard library without site-packages), the harness, the bot's
-own files, a minimal read-only /dev and a small capped /tmp (scratch.py). Every namespace is new, so the network
-is a loopback of its own, and the harness is PID 1 of a PID namespace of its own: when it dies, so does
-everything else in the sandbox.
+(interpreter, its shared libraries, the standard library without site-packages), the bot's own files, a minimal
+read-only /dev and a small capped /tmp (scratch.py). Every namespace is new, so the network is a loopback of its own.
+bwrap's child, held before its exec, is PID 1 of a PID namespace of its own, into which the fork server puts the
+harness (process.py): when PID 1 dies, so does everything else in the sandbox.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ SHARED_MEMORY = "/dev/shm"
 SCRATCH_MIN_FREE = 1 << 30  # a tmpfs smaller than this (Docker's default /dev/shm is 64 MiB) is not used
 PYTHON_FLAGS = ("-I", "-S", "-B", "-X", "utf8")  # isolated, no site, no bytecode, UTF-8 I/O
 SANDBOX_BOT_DIR = "/bot"
-SANDBOX_HARNESS_DIR = "/harness"
+SANDBOX_HARNESS_DIR = "/harness"  # where tracebacks show the harness (it runs from the fork server's memory)
 SANDBOX_TMP = "/tmp"
 LAUNCH_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"  # where the launch finds its programs, and its PATH
 
@@ -140,15 +140,13 @@ class BwrapCommand:
     """Inputs for one sandbox's command line; `argv()` renders it."""
 
     bot_dir: str  # host directory with bot.py, bound read-only at /bot
-    harness_dir: str  # host directory with harness.py and _arena_protocol.py
     empty_dir: str  # an empty host directory, bound over site-packages
-    harness_args: list[str]  # after harness.py: the bot directory inside, then RLIMIT_X=N settings
     seccomp_fd: int
     info_fd: int
     scratch_dir: str  # the host-side mount point of the sandbox's own tmpfs (scratch.py), bound at /tmp
     uid: int  # the sandbox's ids: bwrap runs as root of the namespace scratch.py makes
     gid: int
-    block_fd: int | None = None  # bwrap waits for a byte on it before it runs the harness
+    block_fd: int  # bwrap's child waits on it, the sandbox built, before its exec: the fork server joins it there
     runtime: PythonRuntime = field(default_factory=python_runtime)
     runtime_source: str | None = None  # where the runtime's prefix is reachable on the host, if not at its path
 
@@ -172,9 +170,8 @@ class BwrapCommand:
             "--setenv", "MALLOC_ARENA_MAX", "2",
             "--info-fd", str(self.info_fd),
             "--seccomp", str(self.seccomp_fd),
+            "--block-fd", str(self.block_fd),
         ]  # fmt: skip
-        if self.block_fd is not None:
-            args += ["--block-fd", str(self.block_fd)]
         for target, link in rt.symlinks:
             args += ["--symlink", target, link]
         for directory in rt.library_dirs:
@@ -186,14 +183,15 @@ class BwrapCommand:
         for hidden in rt.hidden:
             args += ["--ro-bind", self.empty_dir, hidden]
         args += [
-            "--ro-bind", self.harness_dir, SANDBOX_HARNESS_DIR,
             "--ro-bind", self.bot_dir, SANDBOX_BOT_DIR,
             "--dev", "/dev",
             "--bind", self.scratch_dir, SANDBOX_TMP,
             "--remount-ro", "/dev",
             "--remount-ro", "/",
             "--chdir", SANDBOX_TMP,
-            rt.executable, *PYTHON_FLAGS, f"{SANDBOX_HARNESS_DIR}/harness.pyc", *self.harness_args,
+            # what PID 1 would run if ever released (its block fd closed, the runner gone): print a line and exit,
+            # which ends the sandbox
+            rt.executable, "-V",
         ]  # fmt: skip
         return args
 

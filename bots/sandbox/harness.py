@@ -1,30 +1,24 @@
-"""The trusted program that runs inside the sandbox: loads one bot and answers the runner's requests.
+"""The trusted code that runs inside the sandbox: loads one bot and answers the runner's requests.
 
-Started as `python -I -S -B -X utf8 harness.pyc BOT_DIR RLIMIT_X=N ...` with the protocol on stdin/stdout
-and the bot's log on stderr. It is copied into the sandbox, compiled, beside `_arena_protocol.pyc`
-(bots/protocol.py) and imports nothing else outside the standard library, so a bot can reach none of the
-project's source through it.
+The fork server (zygote.py) imports it, and calls `serve` in the harness's process once that process is inside its
+sandbox, with the protocol on two pipes and the bot's log on stderr. It is compiled into the fork server's folder
+beside `_arena_protocol.pyc` (bots/protocol.py) and imports nothing else outside the standard library.
 
-The bot shares this process, so it could tamper with the harness; that only ever breaks its own replies,
-which the runner checks like any other untrusted input. Everything that protects the host is outside:
-namespaces, seccomp, rlimits and the runner's deadlines.
+After every reply the harness stops its own process (SIGSTOP to itself: the harness is PID 2 of its PID namespace,
+so the signal is not ignored as PID 1's would be), and the runner sends SIGCONT with the next request: the turn
+ends when the bot is stopped, so nothing of it (a thread, a signal handler) runs between its turns, and stopping
+costs no wake-up of its own. The runner checks that it did stop (process.py).
+
+The bot shares this process, so it could tamper with the harness; that only ever breaks its own replies, which
+the runner checks like any other untrusted input, or keeps it from stopping, which the runner counts as its turn
+going on. Everything that protects the host is outside: namespaces, seccomp, rlimits and the runner's deadlines.
 """
 
 import os
+import signal
 import sys
 
-HARNESS_DIR = os.path.dirname(os.path.abspath(__file__))
 BOT_MODULE = "bot"
-
-
-def _take_protocol_fds() -> tuple[int, int]:
-    """Move the protocol off fds 0/1 so that the bot's print() and input() cannot touch it."""
-    proto_in, proto_out = os.dup(0), os.dup(1)  # os.dup's copies are close-on-exec
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.dup2(2, 1)  # the bot's stdout joins its captured log
-    return proto_in, proto_out
 
 
 def _set_limits(settings: list[str]) -> None:
@@ -35,16 +29,6 @@ def _set_limits(settings: list[str]) -> None:
         value = int(text)
         soft, hard = (value, value + 1) if name == "RLIMIT_CPU" else (value, value)
         resource.setrlimit(getattr(resource, name), (soft, hard))  # CPU: SIGXCPU at soft, SIGKILL at hard
-
-
-def _import_protocol():
-    sys.path.insert(0, HARNESS_DIR)
-    try:
-        import _arena_protocol as protocol
-    finally:
-        sys.path.remove(HARNESS_DIR)
-        sys.modules.pop("_arena_protocol", None)  # leave the name free for the bot
-    return protocol
 
 
 class Channel:
@@ -72,6 +56,11 @@ class Channel:
         while view:
             view = view[os.write(self.proto_out, view) :]
 
+    def reply(self, message: dict) -> None:
+        """Answer a request, then stop until the next one (the runner continues us with it)."""
+        self.send(message)
+        os.kill(os.getpid(), signal.SIGSTOP)
+
 
 def _error(kind: str, where: str, error: BaseException) -> dict:
     import traceback
@@ -91,6 +80,13 @@ def _load_bot(bot_dir: str):
     return module
 
 
+def _defines_new_game(bot) -> bool:
+    try:
+        return callable(getattr(bot, "new_game", None))
+    except Exception:  # a module __getattr__ of the bot's: let each request find out
+        return True
+
+
 def _flush_log() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -99,17 +95,16 @@ def _flush_log() -> None:
             pass
 
 
-def main(argv: list[str]) -> int:
-    bot_dir, settings = argv[1], argv[2:]
-    proto_in, proto_out = _take_protocol_fds()
-    protocol = _import_protocol()
+def serve(bot_dir: str, settings: list[str], proto_in: int, proto_out: int, protocol) -> int:
+    """Announce, load the bot at hello, then answer requests until the runner closes the pipe; the exit code."""
     _set_limits(settings)
     channel = Channel(proto_in, proto_out, protocol)
     channel.send({"type": "harness", "version": protocol.PROTOCOL_VERSION})  # before any of the bot's code
 
     hello = channel.receive()
     if hello is None or hello["type"] != "hello":
-        raise SystemExit("the runner did not open with hello")
+        print("the runner did not open with hello", file=sys.stderr)
+        return 1
     try:
         bot = _load_bot(bot_dir)
     except BaseException as error:  # an import-time failure of any kind is the bot's
@@ -117,14 +112,16 @@ def main(argv: list[str]) -> int:
         # Flush before replying: once the runner has the reply it may stop the sandbox, and what the
         # bot printed must reach its log first.
         _flush_log()
-        channel.send(reply)
+        channel.reply(reply)
         return 1
     _flush_log()
-    channel.send({"type": "ready", "version": protocol.PROTOCOL_VERSION})
+    # whether new_game is worth a request at all: decided once, as the in-process player does (bots/players.py)
+    channel.reply({"type": "ready", "version": protocol.PROTOCOL_VERSION, "new_game": _defines_new_game(bot)})
 
     while (request := channel.receive()) is not None:
         if request["type"] == "hello":
-            raise SystemExit("the runner said hello twice")
+            print("the runner said hello twice", file=sys.stderr)
+            return 1
         try:
             if request["type"] == "play":
                 reply = {"type": "turn", "turn": bot.play(request["observation"])}
@@ -136,9 +133,5 @@ def main(argv: list[str]) -> int:
         except BaseException as error:  # sys.exit() or KeyboardInterrupt from a bot is a crash too
             reply = _error("crash", request["type"], error)
         _flush_log()
-        channel.send(reply)
+        channel.reply(reply)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import os
-import py_compile
 import shutil
 import tempfile
 import time
@@ -21,7 +20,6 @@ from bots.players import BotFailure
 from bots.sandbox import bytecode, leftovers, seccomp
 from bots.sandbox.bwrap import (
     SANDBOX_BOT_DIR,
-    SANDBOX_HARNESS_DIR,
     SandboxUnavailable,
     bwrap_path,
     reachable,
@@ -42,20 +40,6 @@ def _remove_orphans_once(root: str) -> None:
     """Once per process and directory: a runner killed before (this worker's predecessor) left its bots' files."""
     for orphan in leftovers.orphans(root, leftovers.SANDBOX_PREFIX):
         shutil.rmtree(orphan, ignore_errors=True)
-
-
-@functools.lru_cache(maxsize=1)
-def _harness_files() -> dict[str, bytes]:
-    """The harness and its protocol module, compiled once: sources would be compiled at every start-up."""
-    compiled = {}
-    with tempfile.TemporaryDirectory() as scratch:
-        for source, name in ((HARNESS_SOURCE, "harness.pyc"), (PROTOCOL_SOURCE, "_arena_protocol.pyc")):
-            target = os.path.join(scratch, name)
-            shown = f"{SANDBOX_HARNESS_DIR}/{name[:-1]}"  # the path tracebacks show, not the host's
-            mode = py_compile.PycInvalidationMode.UNCHECKED_HASH
-            py_compile.compile(str(source), cfile=target, dfile=shown, doraise=True, invalidation_mode=mode)
-            compiled[name] = Path(target).read_bytes()
-    return compiled
 
 
 def _failure(termination: Termination, reply: dict[str, Any], sandbox: SandboxProcess, prefix: str = "") -> BotFailure:
@@ -91,7 +75,7 @@ class SandboxedPlayer:
         self._workdir: Path | None = None
         self._sandbox: SandboxProcess | None = None
         self._boot_window: tuple[float, float] | None = None  # (launched, deadline) of a boot under way
-        self._hello_sent = False
+        self._has_new_game = True  # the bot defines new_game(), as its harness said when it loaded
 
     def launch(self, timeout: float) -> None:
         """Begin starting the bot, without waiting: start() finishes, while other sandboxes boot meanwhile."""
@@ -115,12 +99,10 @@ class SandboxedPlayer:
         _remove_orphans_once(root)
         workdir = Path(tempfile.mkdtemp(prefix=leftovers.own_prefix(leftovers.SANDBOX_PREFIX), dir=root))
         try:
-            for sub in ("bot", "harness", "empty", "scratch"):
+            for sub in ("bot", "empty", "scratch"):
                 (workdir / sub).mkdir()
             unpack_bot(self.bot_file, workdir / "bot", self.unpack_limits)
             bytecode.precompile(workdir / "bot", SANDBOX_BOT_DIR)
-            for name, code in _harness_files().items():
-                (workdir / "harness" / name).write_bytes(code)
             uid, gid, switch = self.limits.identity()
             for path in [workdir, *workdir.rglob("*")]:
                 path.chmod(0o700 if path == workdir else 0o755 if path.is_dir() else 0o644)
@@ -140,10 +122,8 @@ class SandboxedPlayer:
         if self._sandbox is not None:
             self._sandbox.kill()  # started again while running: the old sandbox must not be left behind
         started = time.perf_counter()
-        self._sandbox = SandboxProcess(self._workdir, self.limits)
-        self._hello_sent = self._sandbox.admitted
-        if self._hello_sent:  # read once it has announced; never before it is in its cgroups
-            self._sandbox.send(HELLO)
+        self._sandbox = SandboxProcess(self._workdir, self.limits, timeout)  # in its cgroups once made
+        self._sandbox.send(HELLO)  # read once it has announced
         self._boot_window = (started, started + timeout)
 
     def _finish_boot(self) -> None:
@@ -152,9 +132,8 @@ class SandboxedPlayer:
         self._boot_window = None
         sandbox = self._sandbox
         sandbox.receive(protocol.ANNOUNCE, started, deadline)
-        if not self._hello_sent:
-            sandbox.send(HELLO)
         reply, _ = sandbox.receive("hello", started, deadline)
+        self._has_new_game = reply.get("new_game") is not False
         if reply["type"] == "error":
             sandbox.kill()
             termination = Termination.RESOURCE_LIMIT if reply["kind"] == "resource-limit" else Termination.CRASH
@@ -187,7 +166,8 @@ class SandboxedPlayer:
         return reply, elapsed
 
     def new_game(self, info: dict[str, Any], timeout: float) -> None:
-        self._call({"type": "new_game", "info": info}, timeout)
+        if self._live() and self._has_new_game:  # a bot without new_game() is not asked (a round trip saved)
+            self._call({"type": "new_game", "info": info}, timeout)
 
     def play(self, observation: dict[str, Any], timeout: float) -> tuple[Any, float]:
         reply, elapsed = self._call({"type": "play", "observation": observation}, timeout)
@@ -199,8 +179,6 @@ class SandboxedPlayer:
         sandbox = self._sandbox
         if sandbox is None or sandbox.killed:
             return None
-        if sandbox.info_fd is not None:
-            sandbox._wait_for_info()
         return sandbox.child_pid
 
     def take_stderr(self) -> str:

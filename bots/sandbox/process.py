@@ -1,13 +1,20 @@
-"""One running sandbox: the bwrap process, its pipes, deadlines, and a kill that leaves nothing behind.
+"""One running sandbox: bubblewrap's namespaces, the harness the fork server put into them, pipes, deadlines, and a
+kill that leaves nothing behind.
 
-The harness inside is PID 1 of its own PID namespace, so SIGKILL to it (through a pidfd, immune to PID
-reuse) ends every thread and process of the sandbox at once; bwrap, our child, then exits and is reaped.
+bubblewrap builds the sandbox (its namespaces, its file system, its /tmp) exactly as it would for running the harness
+itself, and holds its child blocked just before the exec (`--block-fd`); that child is PID 1 of the sandbox's PID
+namespace and never runs anything. The runner hands the sandbox's namespaces to its fork server (forkserver.py,
+zygote.py), whose monitor joins them and forks the harness there, PID 2; the harness is put into the sandbox's
+cgroups before it runs anything of the bot's. SIGKILL to PID 1 (through a pidfd, immune to PID reuse) ends every
+process of the sandbox at once; bwrap, our child, then exits and is reaped, and the monitor reports how the
+harness ended on its info pipe.
 
-A root runner launches the sandbox without forking itself (a fork of a big worker process costs more than
-the rest of the start-up): `setpriv` drops to the sandbox uid/gid before bwrap runs, `nsenter` enters the
-namespace where the Python runtime is staged (see staging.py) when that uid cannot reach it, and the sandbox
-is put into its cgroups by the runner while bwrap holds it back (`--block-fd`), before any code of the
-sandbox's own has run.
+A root runner launches bwrap without forking itself (a fork of a big worker process costs more than the rest of the
+start-up): `nsenter` enters the namespace where the Python runtime is staged (see staging.py) and drops to the
+sandbox's uid/gid, or `setpriv` does, before bwrap runs.
+
+A turn ends when the harness has replied and stopped itself (harness.py): the runner reads the reply, checks in
+/proc that the process is stopped, and only then goes on; with the next request it sends SIGCONT.
 """
 
 from __future__ import annotations
@@ -16,7 +23,9 @@ import json
 import os
 import select
 import signal
+import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,36 +34,21 @@ import orjson
 
 from bots import protocol
 from bots.players import BotFailure
-from bots.sandbox import cgroups, pause, scratch, seccomp, staging
+from bots.sandbox import cgroups, forkserver, pause, scratch, seccomp, staging
 from bots.sandbox.bwrap import (
     LAUNCH_PATH,
-    SANDBOX_BOT_DIR,
     BwrapCommand,
     SandboxUnavailable,
     python_runtime,
     reachable,
-    system_tool,
 )
 from bots.sandbox.limits import SandboxLimits
 from games import Termination
 
 TAIL_CHARS = 2000  # of the log, attached to a failure
 REAP_SECONDS = 5.0
-
-
-def _tool(name: str) -> str:
-    return system_tool(name, "a root runner needs it to launch the sandbox")
-
-
-def launch_prefix(uid: int, gid: int, staged: staging.StagedRuntime | None) -> list[str]:
-    """What a root runner puts before bwrap's argv: enter the staged namespace, then drop to uid/gid for good."""
-    if staged is not None:
-        # through the runner's own descriptor, which stays close-on-exec: nothing of it reaches the sandbox.
-        # nsenter drops the supplementary groups, then sets gid and uid, as setpriv would: one program less
-        # to start per sandbox (a millisecond of CPU)
-        namespace = f"--mount=/proc/{os.getpid()}/fd/{staged.namespace_fd}"
-        return [_tool("nsenter"), namespace, f"--setuid={uid}", f"--setgid={gid}", "--"]
-    return [_tool("setpriv"), f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
+YIELDS_BEFORE_SLEEPING = 50  # while a harness that has replied is on its way to stopping (microseconds, usually)
+EXIT_GRACE_SECONDS = 0.05  # for every thread of a process whose main thread has exited to be gone
 
 
 def encode_request(message: dict[str, Any]) -> bytes:
@@ -68,41 +62,57 @@ def encode_request(message: dict[str, Any]) -> bytes:
 
 
 class SandboxProcess:
-    """One running sandbox process: pipes, deadlines, kill and reap."""
+    """One running sandbox: bwrap, the harness in it, pipes, deadlines, kill and reap."""
 
-    def __init__(self, workdir: Path, limits: SandboxLimits) -> None:
+    def __init__(self, workdir: Path, limits: SandboxLimits, startup_seconds: float = REAP_SECONDS) -> None:
         self.limits = limits
         self.log = bytearray()
         self.log_dropped = 0
         self.buffer = b""
         self.outgoing = memoryview(b"")  # the part of the current request not yet written
-        self.pidfd: int | None = None
-        self.stopped = False  # held still between its turns (pause.py)
+        self.stopped = False  # the harness stopped itself after its last reply
         self.cgroup: cgroups.Cgroup | None = None
-        self.block_fd: int | None = None  # written once the sandbox is in its cgroups: bwrap then goes on
         self.killed = False
         self.deadline = 0.0  # of the request in progress (perf_counter time)
+        self.announced = False  # the harness has spoken: from here on, everything is the bot's doing
+        self.exit_status: int | None = None  # the harness's, as the monitor reported it
+        self.pidfd: int | None = None  # the harness's
+        self.init_pidfd: int | None = None  # PID 1's (bwrap's blocked child): SIGKILL to it ends the sandbox
+        self.child_pid: int | None = None  # the harness, as the host sees it
+        self.init_pid: int | None = None
+        self.stat_fd: int | None = None  # /proc/<harness>/stat, read for its state
+        self.status_fd: int | None = None  # the monitor's reports: a SOCK_SEQPACKET socket, one JSON message each
+        self.monitor_ended = False  # its reports closed: by the harness's exit report, or by the monitor's death
+        self.stdin = self.stdout = self.stderr = None
+        self.stderr_open = False
+        self.poller = select.poll()
         uid, gid, switch = limits.identity()
-        runtime = python_runtime()
-        staged = None
-        if switch and not reachable(runtime.executable, uid, {gid}):
-            staged = staging.staged_runtime(runtime.prefix)
-        prefix = launch_prefix(uid, gid, staged) if switch else []
-        prefix += scratch.launch_prefix(str(workdir / "scratch"), limits.scratch_bytes, limits.scratch_files)
+        deadline = time.perf_counter() + startup_seconds
         if switch and limits.use_cgroups:
             self.cgroup = cgroups.create(f"sbx-{os.getpid()}-{workdir.name}", limits.memory_bytes, limits.processes + 8)
         if limits.require_cgroups and self.cgroup is None:
             raise cgroups.unavailable(root_runner=switch)
+        try:
+            self._launch_bwrap(workdir, uid, gid, switch)
+            self._join(forkserver.fork_server(uid, gid, switch), deadline)
+        except BaseException:
+            self.kill()
+            raise
+
+    def _launch_bwrap(self, workdir: Path, uid: int, gid: int, switch: bool) -> None:
+        runtime = python_runtime()
+        staged = None
+        if switch and not reachable(runtime.executable, uid, {gid}):
+            staged = staging.staged_runtime(runtime.prefix, uid, gid)
+        prefix = staging.launch_prefix(uid, gid, staged) if switch else []
+        prefix += scratch.launch_prefix(str(workdir / "scratch"), self.limits.scratch_bytes, self.limits.scratch_files)
         seccomp_fd = seccomp.filter_fd()
         info_read, info_write = os.pipe()
-        block_read = None
-        if self.cgroup is not None:
-            block_read, self.block_fd = os.pipe2(os.O_CLOEXEC)
+        # bwrap's child waits on it for good: the runner never writes, and closes it only once PID 1 is dead
+        block_read, self.block_fd = os.pipe2(os.O_CLOEXEC)
         command = BwrapCommand(
             bot_dir=str(workdir / "bot"),
-            harness_dir=str(workdir / "harness"),
             empty_dir=str(workdir / "empty"),
-            harness_args=[SANDBOX_BOT_DIR, *(f"{name}={value}" for name, value in limits.rlimits().items())],
             seccomp_fd=seccomp_fd,
             info_fd=info_write,
             block_fd=block_read,
@@ -112,46 +122,141 @@ class SandboxProcess:
             runtime=runtime,
             runtime_source=staged.path if staged else None,
         )
-        inherited = [fd for fd in (seccomp_fd, info_write, block_read) if fd is not None]
         try:
             # no preexec_fn, no user/group: so subprocess may use vfork, and the worker is never copied
             self.process = subprocess.Popen(
                 [*prefix, *command.argv()],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                pass_fds=inherited,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,  # bwrap's own errors, if it cannot build the sandbox
+                pass_fds=[seccomp_fd, info_write, block_read],
                 env={"PATH": LAUNCH_PATH, "LC_ALL": "C"},
                 cwd="/",
                 start_new_session=True,
             )
         except (OSError, subprocess.SubprocessError) as error:
             os.close(info_read)
-            self._close_block_fd()
-            self._remove_cgroup()
             raise SandboxUnavailable(f"cannot start the sandbox: {error}") from error
         finally:
             for fd in (seccomp_fd, info_write, block_read):
-                if fd is not None:
-                    os.close(fd)
+                os.close(fd)
         self.bwrap_pidfd: int | None = os.pidfd_open(self.process.pid)
-        self.info_fd: int | None = info_read
-        self.info = b""
-        self.announced = False  # the harness has spoken: from here on, everything is the bot's doing
-        self.child_pid: int | None = None  # the sandbox's PID 1, as the host sees it
-        self.stdin = self.process.stdin.fileno()
-        self.stdout = self.process.stdout.fileno()
-        self.stderr = self.process.stderr.fileno()
-        self.stderr_open = True
-        self.poller = select.poll()
-        for fd in (self.stdin, self.stdout, self.stderr, info_read):
+        self.bwrap_info_fd = info_read
+
+    def _bwrap_info(self, deadline: float) -> int:
+        """PID 1 of the sandbox, once bwrap has built it (it says so on its info pipe)."""
+        info = b""
+        waiter = select.poll()
+        waiter.register(self.bwrap_info_fd, select.POLLIN)
+        try:
+            while b"}" not in info:
+                remaining = deadline - time.perf_counter()
+                if remaining <= 0 or not waiter.poll(remaining * 1000 + 1):
+                    raise SandboxUnavailable(f"the sandbox was not built in time: {self._bwrap_errors()}")
+                data = os.read(self.bwrap_info_fd, 4096)
+                if not data:
+                    raise SandboxUnavailable(f"bwrap could not build the sandbox: {self._bwrap_errors()}")
+                info += data
+        finally:
+            os.close(self.bwrap_info_fd)
+            self.bwrap_info_fd = None
+        return json.loads(info)["child-pid"]
+
+    def _bwrap_errors(self) -> str:
+        """What bwrap said on stderr, once it has exited (it says why it could not build the sandbox)."""
+        if self._wait_bwrap(0.5) is None:
+            return "bwrap is still running"
+        return self.process.stderr.read1(4096).decode("utf-8", "replace").strip()
+
+    def _join(self, server: forkserver.ForkServer, deadline: float) -> None:
+        """Have the fork server put the harness into the sandbox, in its cgroups; set up its pipes and pidfds."""
+        self.init_pid = self._bwrap_info(deadline)
+        self.init_pidfd = os.pidfd_open(self.init_pid)
+        if not self._is_bwraps_child(self.init_pid):  # bwrap reaps its child: the PID may be another's by now
+            raise SandboxUnavailable(f"the sandbox ended as it was built: {self._bwrap_errors()}")
+        sandbox_fds: dict[str, int] = {}
+        ours: list[int] = []
+        try:
+            # the fork server's monitor opens the sandbox's namespaces by PID; these tell it that neither was reused
+            sandbox_fds["bwrap"] = os.dup(self.bwrap_pidfd)
+            sandbox_fds["init"] = os.dup(self.init_pidfd)
+            sandbox_fds["requests"], self.stdin = os.pipe2(os.O_CLOEXEC)
+            self.stdout, sandbox_fds["replies"] = os.pipe2(os.O_CLOEXEC)
+            self.stderr, sandbox_fds["stderr"] = os.pipe2(os.O_CLOEXEC)
+            reports, monitor_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            self.status_fd, sandbox_fds["info"] = reports.detach(), monitor_end.detach()
+            os.set_inheritable(self.status_fd, False)
+            admit = None
+            if self.cgroup is not None:
+                sandbox_fds["admit"], admit = os.pipe2(os.O_CLOEXEC)
+                ours.append(admit)
+            settings = [f"{name}={value}" for name, value in self.limits.rlimits().items()]
+            sandbox = {
+                "bwrap_pid": self.process.pid,
+                "init_pid": self.init_pid,
+                "timeout": deadline - time.perf_counter(),
+            }
+            server.spawn(sandbox_fds, bot_dir="/bot", settings=settings, sandbox=sandbox)
+        finally:
+            for fd in sandbox_fds.values():
+                os.close(fd)
+        try:
+            self.child_pid, self.pidfd = self._await_harness(deadline)
+            self.stat_fd = os.open(f"/proc/{self.child_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+            if _exited(self.pidfd):  # opened by PID: only if it still runs is that file its own
+                raise SandboxUnavailable("the harness ended before it ran anything of the bot's")
+            if admit is not None:
+                self._admit((self.process.pid, self.init_pid, self.child_pid), admit)
+        finally:
+            for fd in ours:
+                os.close(fd)
+        for fd in (self.stdin, self.stdout, self.stderr, self.status_fd):
             os.set_blocking(fd, False)
             if fd != self.stdin:
                 self.poller.register(fd, select.POLLIN)
-        if self.block_fd is not None:
-            # admitted now, not when its reply is first awaited: so that it boots while the runner
-            # launches the match's other sandboxes
-            self._wait_for_info()
+        self.stderr_open = True
+
+    def _is_bwraps_child(self, pid: int) -> bool:
+        """Whether `pid` is (still) bwrap's child: bwrap is alive and is its parent."""
+        try:
+            parent = int(Path(f"/proc/{pid}/stat").read_bytes().rpartition(b")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+        return parent == self.process.pid and not _exited(self.bwrap_pidfd)
+
+    def _await_harness(self, deadline: float) -> tuple[int, int]:
+        """The monitor's first report: the harness's host PID and a pidfd on it (an error report says why the join
+        failed)."""
+        waiter = select.poll()
+        waiter.register(self.status_fd, select.POLLIN)
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0 or not waiter.poll(remaining * 1000 + 1):
+            raise SandboxUnavailable("the fork server's monitor did not report in time")
+        with socket.socket(fileno=os.dup(self.status_fd)) as reports:
+            data, ancillary, _, _ = reports.recvmsg(4096, socket.CMSG_SPACE(4))
+        pidfds = [int.from_bytes(item[2][:4], sys.byteorder) for item in ancillary if item[1] == socket.SCM_RIGHTS]
+        report = json.loads(data or b'{"error": "the fork server\'s monitor ended without a report"}')
+        if "harness-pid" not in report or len(pidfds) != 1:
+            for fd in pidfds:
+                os.close(fd)
+            raise SandboxUnavailable(f"the fork server could not put the bot into its sandbox: {report.get('error')}")
+        os.set_inheritable(pidfds[0], False)
+        return report["harness-pid"], pidfds[0]
+
+    def _admit(self, pids: tuple[int, ...], admit: int) -> None:
+        """Put bwrap, PID 1 and the harness (held back before it runs anything of the bot's) into the cgroups;
+        release the harness."""
+        try:
+            for path in self.cgroup.procs_files:
+                fd = os.open(path, os.O_WRONLY)
+                try:
+                    for pid in pids:
+                        os.write(fd, str(pid).encode())
+                finally:
+                    os.close(fd)
+        except OSError as error:  # e.g. it is gone already: nothing of the bot's has run
+            raise SandboxUnavailable(f"cannot put the sandbox into its cgroups: {error}") from error
+        os.write(admit, b"\n")
 
     # -- output handling -------------------------------------------------------------------------
     def _keep_log(self, data: bytes) -> None:
@@ -188,85 +293,31 @@ class SandboxProcess:
         self.drain_log()
         return self.log[-TAIL_CHARS:].decode("utf-8", "replace")
 
-    def _read_info(self) -> None:
-        try:
-            data = os.read(self.info_fd, 4096)
-        except BlockingIOError:
-            return
-        self.info += data
-        if data:
-            try:
-                child = json.loads(self.info)["child-pid"]
-            except (ValueError, KeyError):
-                return
-        else:
-            child = None
-        self.poller.unregister(self.info_fd)
-        os.close(self.info_fd)
-        self.info_fd = None
-        if child is not None:
-            self.child_pid = child
-            try:
-                self.pidfd = os.pidfd_open(child)
-            except OSError:
-                pass  # it is already gone; killing bwrap itself is then enough
-        if self.block_fd is not None and not self.killed:
-            self._admit(child)
-
-    def _admit(self, child: int | None) -> None:
-        """Put bwrap and the sandbox (held back before it runs anything of its own) into the cgroups; release it."""
-        try:
-            for path in self.cgroup.procs_files:
-                for pid in (self.process.pid, child):
-                    if pid is not None:
-                        fd = os.open(path, os.O_WRONLY)
-                        try:
-                            os.write(fd, str(pid).encode())
-                        finally:
-                            os.close(fd)
-        except OSError as error:  # e.g. bwrap failed and is gone: nothing of the bot's has run
-            self.kill()
-            raise SandboxUnavailable(f"cannot put the sandbox into its cgroups: {error}: {self.log_tail()}") from error
-        os.write(self.block_fd, b"\n")
-        self._close_block_fd()
-
-    @property
-    def admitted(self) -> bool:
-        """Whether it is in its cgroups (or needs none): only then may the bot's code be let run."""
-        return self.block_fd is None
-
-    def _close_block_fd(self) -> None:
-        if self.block_fd is not None:
-            os.close(self.block_fd)
-            self.block_fd = None
-
     # -- requests --------------------------------------------------------------------------------
     def request(self, message: dict[str, Any], timeout: float) -> tuple[dict[str, Any], float]:
-        """Send one request and wait for its reply; the seconds it took are measured from the sending.
-
-        Raises BotFailure, after which the sandbox is dead.
-        """
-        self._resume()  # before the clock starts: waking it up is not the bot's time
-        started = time.perf_counter()
+        """Send one request and wait for its reply and the harness's stop; the seconds it took are measured from
+        the moment it was let run. Raises BotFailure, after which the sandbox is dead."""
         self.send(message)
+        started = time.perf_counter()  # written while it was stopped: waking it up is not the bot's time
         return self.receive(message["type"], started, started + timeout)
 
     def send(self, message: dict[str, Any]) -> None:
-        """Start writing one request (the rest is written while its reply is awaited)."""
+        """Start writing one request (the rest is written while its reply is awaited), and let the harness run."""
         kind = message["type"]
         if self.buffer:
             public = f"unrequested output before {kind!r}"
             self._fail(Termination.PROTOCOL_ERROR, public, f"{public}: {protocol.preview(self.buffer)}")
-        self._resume()
         self.outgoing = self._write(memoryview(encode_request(message)), kind)  # usually all of it at once
         if self.outgoing:
             self.poller.register(self.stdin, select.POLLOUT)
+        if self.stopped:
+            pause.resume(self.pidfd)
+            self.stopped = False
 
     def receive(self, kind: str, started: float, deadline: float) -> tuple[dict[str, Any], float]:
-        """Wait until `deadline` for the reply to the request of type `kind` (or ANNOUNCE) sent at `started`.
-
-        Both are perf_counter times. Returns the reply and the seconds from `started` to its arrival.
-        """
+        """Wait until `deadline` for the reply to the request of type `kind` (or ANNOUNCE) sent at `started`, and,
+        but for the announcement, for the harness to stop. Both are perf_counter times. Returns the reply and the
+        seconds from `started` to its stop."""
         self.deadline = deadline
         timeout = deadline - started
         line = self._buffered_line()  # it may have come in one read with the previous reply
@@ -282,33 +333,53 @@ class SandboxProcess:
                     self.outgoing = self._write(self.outgoing, kind)
                     if not self.outgoing:
                         self.poller.unregister(self.stdin)
-                elif fd == self.info_fd:
-                    self._read_info()
                 elif fd == self.stderr:
                     self.drain_log()
                 elif fd == self.stdout and line is None:
                     line = self._read_line(kind)
-        elapsed = time.perf_counter() - started
-        if kind != protocol.ANNOUNCE:
-            self._pause()  # at once: whatever it still runs now is outside its turn
+                elif fd == self.status_fd:
+                    self._read_status()
         try:
             reply = protocol.check_reply(protocol.decode(line, self.limits.reply_bytes), kind)
         except protocol.ProtocolError as error:
             self._fail(Termination.PROTOCOL_ERROR, f"reply to {kind!r}: {error.public}", f"reply to {kind!r}: {error}")
+        if kind != protocol.ANNOUNCE:
+            self._await_stop(kind, started, deadline)
         self.announced = True
-        return reply, elapsed
+        return reply, time.perf_counter() - started
 
-    def _pause(self) -> None:
-        """Stop the whole sandbox until its next request, so that it uses no CPU outside its turns."""
-        if self.info_fd is not None:
-            self._wait_for_info()  # its PID 1: sent before the harness ran, so already at hand
-        if self.pidfd is not None and not self.stopped:
-            self.stopped = pause.stop(self.pidfd)
+    def _await_stop(self, kind: str, started: float, deadline: float) -> None:
+        """Wait for the harness to stop itself after its reply: until then, whatever it runs is still its turn.
 
-    def _resume(self) -> None:
-        if self.stopped:
-            pause.resume(self.pidfd)
-            self.stopped = False
+        It stops a few microseconds after writing, usually before the runner has even read the reply; if this
+        runner woke up on its CPU first, yielding lets it get there. A bot that tampers with the harness so that it
+        never stops runs out its turn's time instead."""
+        for attempt in range(1 << 30):
+            state = self._state()
+            if state == "T":
+                self.stopped = True
+                return
+            if state is None or state in "ZX":
+                # an exiting process; or its main thread ended alone (raw exit(2)) while others run on
+                if _exited(self.pidfd, EXIT_GRACE_SECONDS):
+                    return  # the next read of its pipes says how it ended
+                self._fail(Termination.CRASH, "its main thread ended while its other threads ran on")
+            if time.perf_counter() >= deadline:
+                self._fail(Termination.TIMEOUT, f"still running {time.perf_counter() - started:.2f} s after its "
+                           f"reply to {kind!r} (the limit was {deadline - started:.2f} s)")  # fmt: skip
+            if attempt < YIELDS_BEFORE_SLEEPING:
+                os.sched_yield()
+            else:
+                time.sleep(min(0.001, deadline - time.perf_counter()))
+
+    def _state(self) -> str | None:
+        """The harness's state letter (R, S, T, Z...), or None once it is gone."""
+        try:
+            text = os.pread(self.stat_fd, 256, 0)
+        except (OSError, TypeError):
+            return None
+        _, _, after = text.rpartition(b")")  # the process's name, before it, may hold anything
+        return after[1:2].decode() or None
 
     def _write(self, data: memoryview, request_type: str) -> memoryview:
         try:
@@ -350,66 +421,98 @@ class SandboxProcess:
         raise BotFailure(termination, detail, tail)
 
     def _died(self, request_type: str) -> None:
-        """The sandbox closed its end: find out how it ended and raise the matching failure."""
+        """The harness closed its end: find out how it ended and raise the matching failure."""
         # it is exiting, or has closed its pipe and must not make us wait past its deadline
-        status = self._wait(min(REAP_SECONDS, max(self.deadline - time.perf_counter(), 0.05)))
+        status = self._wait_exit(min(REAP_SECONDS, max(self.deadline - time.perf_counter(), 0.05)))
         oom = self.cgroup is not None and self.cgroup.oom_killed()
         self.kill()
-        if not self.announced:  # it died before running any of the bot's code: bwrap or the host failed
+        if not self.announced:  # it died before running any of the bot's code: the host failed
             raise SandboxUnavailable(f"the sandbox could not start (exit {status}): {self.log_tail()}")
+        if status is None and self.monitor_ended:  # its monitor died (the fork server did): not the bot's doing
+            raise SandboxUnavailable(f"the sandbox's monitor ended while handling {request_type!r}")
         termination, detail = _classify(status, oom)
         raise BotFailure(termination, f"the sandbox {detail} while handling {request_type!r}", self.log_tail())
+
+    def _read_status(self) -> None:
+        try:
+            data = os.read(self.status_fd, 4096)  # one report
+        except BlockingIOError:
+            return
+        if data:
+            self.exit_status = json.loads(data).get("exit", self.exit_status)
+        if not data or self.exit_status is not None:
+            self.monitor_ended = True
+            self.poller.unregister(self.status_fd)
+            os.close(self.status_fd)
+            self.status_fd = None
+
+    def _wait_exit(self, timeout: float) -> int | None:
+        """The harness's exit status (as bwrap would pass it on) once the monitor has reported it, or None."""
+        deadline = time.perf_counter() + timeout
+        waiter = select.poll()
+        if self.status_fd is not None:
+            waiter.register(self.status_fd, select.POLLIN)
+        while self.exit_status is None and self.status_fd is not None:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0 or not waiter.poll(remaining * 1000 + 1):
+                break
+            self._read_status()
+        return self.exit_status
 
     def kill(self) -> None:
         """SIGKILL the whole sandbox, reap it and release everything it held. Idempotent."""
         if self.killed:
             return
         self.killed = True
-        if self.info_fd is not None and self.process.poll() is None:
-            self._wait_for_info()
-        if self.pidfd is not None:
-            try:
-                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        self._wait(REAP_SECONDS)
-        if self.process.poll() is None:  # no PID 1 known: bwrap's death takes the sandbox (--die-with-parent)
-            self.process.kill()
-            self.process.wait()
+        for pidfd in (self.pidfd, self.init_pidfd):  # PID 1's death ends its PID namespace, the harness included
+            if pidfd is not None:
+                try:
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        if self.init_pidfd is None and getattr(self, "process", None) is not None:
+            self.process.kill()  # never built: bwrap's death takes whatever it made (--die-with-parent)
+        for pidfd in (self.pidfd, self.init_pidfd):
+            if pidfd is not None:
+                _wait_pidfd(pidfd, REAP_SECONDS)  # gone, so its cgroups can be removed
+        if getattr(self, "process", None) is not None:
+            self._wait_bwrap(REAP_SECONDS)
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+            self.process.stderr.close()
         self.drain_log()
         self.stderr_open = False
-        for closing in (self.process.stdin, self.process.stdout, self.process.stderr):
-            try:
-                closing.close()
-            except OSError:
-                pass
-        for fd in (self.pidfd, self.info_fd, self.bwrap_pidfd):
+        fds = ("stdin", "stdout", "stderr", "status_fd", "stat_fd", "pidfd", "init_pidfd", "bwrap_pidfd", "block_fd")
+        for name in (*fds, "bwrap_info_fd"):
+            fd = getattr(self, name, None)
             if fd is not None:
                 os.close(fd)
-        self.pidfd = self.info_fd = self.bwrap_pidfd = None
-        self._close_block_fd()
+                setattr(self, name, None)
         self._remove_cgroup()
 
-    def _wait(self, timeout: float) -> int | None:
+    def _wait_bwrap(self, timeout: float) -> int | None:
         """bwrap's exit status once it has exited (reaped at once, no polling), or None after `timeout` seconds."""
         if self.process.returncode is None and self.bwrap_pidfd is not None:
-            waiter = select.poll()
-            waiter.register(self.bwrap_pidfd, select.POLLIN)  # readable when the process has exited
-            waiter.poll(timeout * 1000 + 1)
+            _wait_pidfd(self.bwrap_pidfd, timeout)
         return self.process.poll()
-
-    def _wait_for_info(self) -> None:
-        deadline = time.monotonic() + REAP_SECONDS
-        waiter = select.poll()
-        waiter.register(self.info_fd, select.POLLIN)
-        while self.info_fd is not None and time.monotonic() < deadline and self.process.poll() is None:
-            if waiter.poll(50):
-                self._read_info()
 
     def _remove_cgroup(self) -> None:
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
+
+
+def _wait_pidfd(pidfd: int, timeout: float) -> None:
+    """Until the process has exited (its pidfd turns readable), at most `timeout` seconds."""
+    _exited(pidfd, timeout)
+
+
+def _exited(pidfd: int, timeout: float = 0.0) -> bool:
+    """Whether the process has exited (its pidfd is readable), waiting at most `timeout` seconds for it."""
+    waiter = select.poll()
+    waiter.register(pidfd, select.POLLIN)
+    return bool(waiter.poll(timeout * 1000 + 1 if timeout else 0))
 
 
 def _classify(status: int | None, oom: bool) -> tuple[Termination, str]:

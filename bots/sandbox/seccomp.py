@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import signal
 import socket
 import tempfile
 from typing import Any
@@ -27,6 +28,13 @@ CLONE_NAMESPACES = {
     "CLONE_NEWPID": 0x20000000,
     "CLONE_NEWNET": 0x40000000,
 }
+
+F_SETSIG = 10  # fcntl(2): the signal a file's readiness sends (fcntl.h)
+PR_SET_PDEATHSIG = 1  # prctl(2)
+# The calls that send a signal, and which argument is the signal's number.
+SIGNAL_SENDERS = {
+    "kill": 1, "tkill": 1, "tgkill": 2, "rt_sigqueueinfo": 1, "rt_tgsigqueueinfo": 2, "pidfd_send_signal": 1,
+}  # fmt: skip
 
 # Refused outright with EPERM, grouped by what they would give a bot.
 # fmt: off
@@ -125,6 +133,15 @@ def filter_bpf() -> bytes:
     rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     for call in ("socket", "socketpair"):
         rules.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), call, sc.Arg(0, sc.NE, socket.AF_UNIX))
+    # Only the runner continues a stopped bot: a thread of its own sending SIGCONT as its process stops (the stop
+    # lands thread by thread) would cancel the stop and run on into the opponent's turn. Besides the calls that
+    # send signals, a POSIX timer, a file's F_SETSIG and the death signal could deliver it: timer_create passes
+    # its signal in memory, where a filter cannot look, so it is refused outright.
+    for call, signal_argument in SIGNAL_SENDERS.items():
+        rules.add_rule(deny, call, sc.Arg(signal_argument, sc.EQ, signal.SIGCONT))
+    rules.add_rule(deny, "timer_create")
+    rules.add_rule(deny, "fcntl", sc.Arg(1, sc.EQ, F_SETSIG))
+    rules.add_rule(deny, "prctl", sc.Arg(0, sc.EQ, PR_SET_PDEATHSIG), sc.Arg(1, sc.EQ, signal.SIGCONT))
     with tempfile.TemporaryFile() as out:
         rules.export_bpf(out)
         out.seek(0)

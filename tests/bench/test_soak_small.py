@@ -49,7 +49,8 @@ def test_300_sandboxed_games_leak_no_files_processes_or_memory():
     assert result["failed_matches"] == 0 and result["forfeits"] == 0
     processes = result["processes"]
     assert processes["max"] > processes["first"], "no sandbox was ever seen running: the sampling is blind"
-    assert processes["last"] == processes["first"] == 2, processes  # the Celery parent's two pool processes
+    # the Celery parent's two pool processes, and the fork server of each that has played an uploaded bot
+    assert processes["last"] == processes["first"] and 2 <= processes["first"] <= 4, processes
     assert result["idle_after"]["fds"] <= result["idle_before"]["fds"] * 1.1, result
     assert result["rss_mib"]["growth"] <= 0.10, result["rss_mib"]
     assert result["ok"] and done.stdout.strip().splitlines()[-2] == "PASS"

@@ -2,9 +2,10 @@
 
 Each plays Face to Face and sends its poison at its first turn. `surrogate` writes its reply straight to the
 protocol's pipe (as any bot can: it shares the harness's process), since the harness itself would refuse
-to encode a lone surrogate; `not-json` writes a line that is not JSON, which the runner quotes to the owner
-alone. `crash` writes NUL and a lone surrogate's bytes to stderr and raises an
-exception whose text holds a NUL; its markers must reach the owner's stderr only, never a public log.
+to encode a lone surrogate, then stops itself as the harness does after a reply; `not-json` writes a line
+that is not JSON, which the runner quotes to the owner alone. `crash` writes NUL and a lone surrogate's bytes
+to stderr and raises an exception whose text holds a NUL; its markers must reach the owner's stderr only,
+never a public log.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ LONG_STRING = "def play(observation):\n    return {'plays': [[observation['hand'
 SURROGATE = """\
 import gc
 import os
+import signal
 import time
 
 def play(observation):
     channel = next(item for item in gc.get_objects() if type(item).__name__ == "Channel")
     os.write(channel.proto_out, b'{"type": "turn", "turn": {"plays": [[1, "\\\\ud800 \\\\u0000"]]}}\\n')
+    os.kill(os.getpid(), signal.SIGSTOP)  # as the harness does after a reply: the turn is over
     time.sleep(30)
 """
 CRASH = f"""\
@@ -36,23 +39,27 @@ def play(observation):
 ERROR_DETAIL = """\
 import gc
 import os
+import signal
 import time
 
 def play(observation):
     channel = next(item for item in gc.get_objects() if type(item).__name__ == "Channel")
     detail = b'play raised Oops: ' + b'{EXCEPTION_MARKER} \\\\u0000 \\\\udfff'
     os.write(channel.proto_out, b'{"type": "error", "kind": "crash", "detail": "' + detail + b'"}\\n')
+    os.kill(os.getpid(), signal.SIGSTOP)  # as the harness does after a reply: the turn is over
     time.sleep(30)
 """.replace("{EXCEPTION_MARKER}", EXCEPTION_MARKER)
 
 NOT_JSON = """\
 import gc
 import os
+import signal
 import time
 
 def play(observation):
     channel = next(item for item in gc.get_objects() if type(item).__name__ == "Channel")
     os.write(channel.proto_out, b'{EXCEPTION_MARKER}, not JSON\\n')
+    os.kill(os.getpid(), signal.SIGSTOP)  # as the harness does after a reply: the turn is over
     time.sleep(30)
 """.replace("{EXCEPTION_MARKER}", EXCEPTION_MARKER)
 

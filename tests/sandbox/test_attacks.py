@@ -50,7 +50,7 @@ def test_reading_host_files_finds_nothing(attack, tmp_path, monkeypatch):
         assert found[path].startswith(DENIED), (path, found[path])
     # The Python runtime is bound where it lives on the host: /usr for Debian's, /root for a pyenv one.
     runtime_top = Path(sys.base_prefix).resolve().parts[1]
-    assert found["listing /"] == sorted({"bot", "dev", "harness", "lib", "lib64", "tmp", "usr", runtime_top})
+    assert found["listing /"] == sorted({"bot", "dev", "lib", "lib64", "tmp", "usr", runtime_top})
     assert not {"SECRET_KEY", "DATABASE_URL"} & set(found["environ"])
     assert secret not in repr(result.turn) + result.log
 
@@ -174,6 +174,7 @@ def test_garbage_on_the_protocol_pipe_is_a_protocol_error(attack):
 def test_killing_parent_init_and_runner_does_nothing(attack):
     result = attack("kill_parent", {"runner_pid": os.getpid()})
     assert result.turn is not None  # the sandbox itself survived its own attack
+    assert result.turn["results"]["ppid"] == "invisible"  # its parent is outside its PID namespace
     assert os.getppid() > 0  # and so did this runner (it is running this line)
 
 
@@ -301,7 +302,8 @@ def test_processes_in_sees_a_live_sandbox(sandbox_works, tmp_path):
     with SandboxedPlayer(bot) as player:
         player.start(5)
         namespace = pid_namespace(player.sandbox_pid)
-        assert processes_in(namespace) == [player.sandbox_pid]  # the harness, PID 1 of its namespace
+        # bwrap's child, PID 1 of the namespace, held before its exec; and the harness the fork server put there
+        assert processes_in(namespace) == sorted([player._sandbox.init_pid, player.sandbox_pid])
     deadline = time.monotonic() + 1
     while processes_in(namespace) and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -319,3 +321,30 @@ def test_the_host_cannot_be_queried_nor_memory_held_beyond_the_limits(attack):
     python = result.turn["python"]
     assert python["cpu_count"] >= 1 and python["uname"] == "Linux" and python["SC_PAGE_SIZE"] > 0
     assert python["SC_NPROCESSORS_ONLN"] >= 1
+
+
+def test_a_bot_cannot_continue_itself(attack):
+    """Only the runner sends SIGCONT: a thread of the bot's racing its process's stop cannot cancel it."""
+    results = attack("continue_itself").turn["results"]
+    assert results["kill"] == "denied: PermissionError"
+    others = ("tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal", "timer_create")
+    others += ("fcntl F_SETSIG", "prctl PR_SET_PDEATHSIG")
+    denied = dict.fromkeys(others, "denied: errno 1")
+    assert {name: value for name, value in results.items() if name != "kill"} == denied
+
+
+def test_a_bot_whose_main_thread_ends_alone_is_stopped_for_good(attack):
+    """A zombie main thread shows no stop; the runner must not take that for a stopped bot."""
+    result = attack("zombie_leader")
+    assert result.failure is not None and result.failure.termination == Termination.CRASH
+    assert "main thread ended" in result.failure.detail
+
+
+def test_nothing_of_the_fork_server_is_in_reach_of_the_bot(attack):
+    turn = attack("host_traces").turn
+    functions = [frame["function"] for frame in turn["frames"]]
+    assert functions == ["play", "serve", "main", "<module>"], functions  # the fork server's frames are gone
+    everything = repr(turn)
+    for trace in ("/dev/shm", "thegame-zygote", "bwrap_pid", "init_pid", "harness_dir"):  # its requests, its folder
+        assert trace not in everything, trace
+    assert turn["orig_argv"][-1] == turn["argv"][0] == "/harness/harness.py"

@@ -134,20 +134,21 @@ def test_limits_are_validated_with_their_name():
 
 def test_the_bwrap_command_unshares_everything_and_mounts_little(tmp_path):
     command = bwrap.BwrapCommand(
-        bot_dir="/host/bot", harness_dir="/host/harness", empty_dir="/host/empty",
-        harness_args=["/bot"], seccomp_fd=7, info_fd=8, scratch_dir="/host/scratch", uid=65534, gid=65533,
+        bot_dir="/host/bot", empty_dir="/host/empty", seccomp_fd=7, info_fd=8, block_fd=9,
+        scratch_dir="/host/scratch", uid=65534, gid=65533,
     )  # fmt: skip
     argv = command.argv()
     for flag in ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
                  "--as-pid-1", "--clearenv"):  # fmt: skip
         assert flag in argv
     assert argv[argv.index("--seccomp") + 1] == "7"
+    assert argv[argv.index("--block-fd") + 1] == "9"  # held there, built, for the fork server to join
     assert argv[argv.index("--uid") + 1] == "65534" and argv[argv.index("--gid") + 1] == "65533"
     assert argv[argv.index("--cap-drop") + 1] == "ALL"  # bwrap runs as root of the scratch namespace
     remounted = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--remount-ro"]
     assert remounted == ["/dev", "/"]
     bound = {argv[i + 2]: argv[i + 1] for i, arg in enumerate(argv) if arg == "--ro-bind"}
-    assert bound["/bot"] == "/host/bot" and bound["/harness"] == "/host/harness"
+    assert bound["/bot"] == "/host/bot" and "/harness" not in bound  # the harness comes from the fork server
     runtime = bwrap.python_runtime()
     assert all(hidden in bound and bound[hidden] == "/host/empty" for hidden in runtime.hidden)
     assert not any(path in ("/", "/etc", "/home", "/root", str(REPO)) for path in bound)
@@ -218,15 +219,15 @@ def test_the_standard_library_works_inside(sandbox_works, tmp_path):
 def test_a_root_runner_drops_to_the_sandbox_uid_and_puts_the_sandbox_in_its_cgroups(sandbox_works, counter_bot):
     with SandboxedPlayer(counter_bot) as player:
         player.start(5)
-        bwrap_pid, harness_pid = player._sandbox.process.pid, player.sandbox_pid
-        for pid in (bwrap_pid, harness_pid):
+        bwrap_pid, init_pid, harness_pid = player._sandbox.process.pid, player._sandbox.init_pid, player.sandbox_pid
+        for pid in (bwrap_pid, init_pid, harness_pid):
             status = Path(f"/proc/{pid}/status").read_text()
             ids = {line.split(":")[0]: line.split()[1:] for line in status.splitlines() if ":" in line}
             assert ids["Uid"] == ["65534"] * 4 and ids["Gid"] == ["65534"] * 4 and ids["Groups"] == []
             assert ids["CapEff"] == ["0000000000000000"]
         if player._sandbox.cgroup is None:
             pytest.skip("this host offers no cgroups to the runner")
-        for pid in (bwrap_pid, harness_pid):
+        for pid in (bwrap_pid, init_pid, harness_pid):
             memberships = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
             groups = [line for line in memberships if "/thegame-arena/sbx-" in line]
             assert len(groups) == len(player._sandbox.cgroup.directories), memberships
@@ -276,3 +277,27 @@ def test_nothing_of_the_launch_leaks_into_the_sandbox_as_a_descriptor(sandbox_wo
         fds = player.play({}, 2)[0]["fds"]
     # /dev/null as stdin, the log pipe as stdout and stderr, the harness's two protocol pipes: nothing else
     assert fds == {"0": "c", "1": "p", "2": "p", "3": "p", "4": "p"}
+
+
+def test_a_bot_without_new_game_is_not_asked_for_it(sandbox_works, tmp_path):
+    """No round trip for a function the bot does not define (decided when it loads, as in-process)."""
+    counting = tmp_path / "counting.py"
+    counting.write_text("games = 0\ndef new_game(info):\n    global games\n    games += 1\n"
+                        "def play(o):\n    return {'plays': [], 'games': games}\n")  # fmt: skip
+    silent = tmp_path / "silent.py"  # counts the requests its harness receives once it is loaded
+    silent.write_text(
+        "import gc\nchannel = next(x for x in gc.get_objects() if type(x).__name__ == 'Channel')\n"
+        "received = []\nreceive = channel.receive\n"
+        "def counting():\n    received.append(1)\n    return receive()\n"
+        "channel.receive = counting\n"
+        "def play(o):\n    return {'plays': [], 'requests': len(received)}\n"
+    )
+    info = {"game": "face-to-face", "players": 2, "seat": 0, "seed": "s:0", "options": {}}
+    with SandboxedPlayer(counting) as with_it, SandboxedPlayer(silent) as without_it:
+        with_it.start(5)
+        without_it.start(5)
+        for _ in range(3):
+            with_it.new_game(info, 5)
+            without_it.new_game(info, 5)
+        assert with_it.play({}, 2)[0]["games"] == 3
+        assert without_it.play({}, 2)[0]["requests"] == 1  # this play: no new_game came

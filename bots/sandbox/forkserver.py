@@ -1,0 +1,197 @@
+"""The runner's handle on its fork server (zygote.py): started on first use, one per runner process and identity.
+
+The fork server runs as the sandbox's uid with the sandbox's environment, from a folder of its own compiled files
+(itself, the harness and the protocol module) that the sandbox uid can read. A root runner starts it inside the
+staged namespace (staging.py) when that uid cannot reach the Python runtime: there it finds the runtime at its own
+path, as the sandbox shows it, so every module it loads has the paths a bot would see.
+
+Requests and replies are JSON messages on a SOCK_SEQPACKET socket pair, one per sandbox, the descriptors going as
+SCM_RIGHTS. The fork server ends when this process's end of the socket closes, i.e. when this process ends.
+"""
+
+from __future__ import annotations
+
+import array
+import atexit
+import functools
+import json
+import os
+import py_compile
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from bots import protocol
+from bots.sandbox import leftovers, seccomp, staging
+from bots.sandbox.bwrap import (
+    PYTHON_FLAGS,
+    SANDBOX_HARNESS_DIR,
+    SandboxUnavailable,
+    python_runtime,
+    reachable,
+    scratch_root,
+)
+
+SANDBOX_ENV = {"HOME": "/tmp", "TMPDIR": "/tmp", "MALLOC_ARENA_MAX": "2"}  # bwrap's --clearenv and --setenv
+START_SECONDS = 10.0
+FOLDER_PREFIX = "thegame-zygote-"  # then the runner's pid and a random part
+SOURCES = {  # compiled name: source
+    "zygote.pyc": Path(__file__).with_name("zygote.py"),
+    "_arena_harness.pyc": Path(__file__).with_name("harness.py"),
+    "_arena_protocol.pyc": Path(protocol.__file__),
+}
+
+
+class ForkServer:
+    """One running fork server and its control socket."""
+
+    def __init__(self, uid: int, gid: int, switch: bool) -> None:
+        self.owner = os.getpid()
+        self.folder = _compiled_folder(uid, gid, switch)
+        runtime = python_runtime()
+        staged = None
+        if switch and not reachable(runtime.executable, uid, {gid}):
+            staged = staging.staged_runtime(runtime.prefix, uid, gid)  # where it runs the runtime at its own path
+        prefix = staging.launch_prefix(uid, gid, staged) if switch else []
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self.process = subprocess.Popen(
+                [*prefix, runtime.executable, *PYTHON_FLAGS, str(self.folder / "zygote.pyc"), str(theirs.fileno())],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                pass_fds=[theirs.fileno()],
+                env=SANDBOX_ENV,
+                cwd="/",
+            )
+        except OSError as error:
+            raise SandboxUnavailable(f"cannot start the fork server: {error}") from error
+        finally:
+            theirs_fd = theirs.detach()
+        os.close(theirs_fd)
+        self.control = ours
+        config = {
+            "seccomp": seccomp.filter_bpf().hex(),
+            "harness_dir": str(self.folder),
+        }
+        try:
+            self.control.settimeout(START_SECONDS)
+            self.control.send(json.dumps(config).encode())
+            ready = self.control.recv(1 << 16)
+        except OSError as error:
+            ready = f"no answer: {error}".encode()
+        if ready != b'{"ready": true}':
+            self.close()
+            error = self.process.stderr.read().decode("utf-8", "replace").strip()[-2000:]
+            raise SandboxUnavailable(f"the fork server did not start ({ready[:200]!r}): {error}")
+        self.process.stderr.close()  # it writes nothing there once started
+        self.control.settimeout(None)
+        self.lock = threading.Lock()
+
+    @property
+    def alive(self) -> bool:
+        return self.owner == os.getpid() and self.process.poll() is None
+
+    def spawn(self, fds: dict[str, int], bot_dir: str, settings: list[str], sandbox: dict[str, Any]) -> int:
+        """Have the fork server put a harness into the sandbox `sandbox` names (bwrap's PID, its child's, and the
+        seconds it may take to be built), with the pipes and pidfds in `fds`; the monitor's pid."""
+        message = json.dumps({"fds": list(fds), "bot_dir": bot_dir, "settings": settings, **sandbox}).encode()
+        rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds.values()))]
+        with self.lock:
+            try:
+                self.control.sendmsg([message], rights)
+                reply = json.loads(self.control.recv(1 << 16) or b'{"error": "the fork server has ended"}')
+            except (OSError, ValueError) as error:
+                reply = {"error": f"the fork server did not answer: {error}"}
+        if "error" in reply:
+            raise SandboxUnavailable(f"cannot put the bot into its sandbox: {reply['error']}")
+        return reply["monitor"]
+
+    def cpu_seconds(self) -> float:
+        """CPU time of the fork server and of the monitors it has reaped (with their harnesses), so far."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+    def close(self) -> None:
+        self.control.close()
+        try:
+            self.process.wait(START_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+_lock = threading.Lock()
+_servers: dict[tuple[int, int, bool], ForkServer] = {}
+
+
+def fork_server(uid: int, gid: int, switch: bool) -> ForkServer:
+    """This process's fork server for sandboxes of this identity, started (again) if need be."""
+    key = (uid, gid, switch)
+    with _lock:
+        server = _servers.get(key)
+        if server is None or not server.alive:
+            if server is not None and server.owner == os.getpid():
+                server.close()
+            server = _servers[key] = ForkServer(uid, gid, switch)
+        return server
+
+
+def running_servers() -> list[ForkServer]:
+    """The fork servers of this process (for CPU accounting in benchmarks)."""
+    with _lock:
+        return [server for server in _servers.values() if server.alive]
+
+
+def _forget_after_fork() -> None:
+    """In a forked child: the parent's fork servers are the parent's (its sockets are closed here)."""
+    for server in _servers.values():
+        server.control.close()
+    _servers.clear()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+@atexit.register
+def stop_all() -> None:
+    """Stop this process's fork servers (each is started again on its next use)."""
+    with _lock:
+        for server in _servers.values():
+            if server.owner == os.getpid():
+                server.close()
+        _servers.clear()
+
+
+@functools.lru_cache(maxsize=1)
+def _compiled() -> dict[str, bytes]:
+    """The fork server's files, compiled once per process; tracebacks show the harness at its sandbox path."""
+    compiled = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        for name, source in SOURCES.items():
+            target = os.path.join(scratch, name)
+            shown = f"{SANDBOX_HARNESS_DIR}/{name[:-1]}"
+            mode = py_compile.PycInvalidationMode.UNCHECKED_HASH
+            py_compile.compile(str(source), cfile=target, dfile=shown, doraise=True, invalidation_mode=mode)
+            compiled[name] = Path(target).read_bytes()
+    return compiled
+
+
+def _compiled_folder(uid: int, gid: int, switch: bool) -> Path:
+    root = scratch_root()
+    for orphan in leftovers.orphans(root, FOLDER_PREFIX):
+        shutil.rmtree(orphan, ignore_errors=True)
+    folder = Path(tempfile.mkdtemp(prefix=leftovers.own_prefix(FOLDER_PREFIX), dir=root))
+    for name, code in _compiled().items():
+        (folder / name).write_bytes(code)
+        (folder / name).chmod(0o644)
+    folder.chmod(0o755)
+    if not reachable(str(folder / "zygote.pyc"), uid, {gid}):
+        shutil.rmtree(folder, ignore_errors=True)
+        raise SandboxUnavailable(f"uid {uid} cannot read the fork server's files in {folder}")
+    return folder

@@ -1,0 +1,335 @@
+"""The fork server: a warm interpreter that puts each bot's harness into the sandbox bubblewrap built for it.
+
+Started once per runner process (forkserver.py) as `python -I -S -B -X utf8 zygote.pyc FD`, as the sandbox's uid,
+with the sandbox's environment and nothing else: it never holds anything of the runner's. It imports the harness
+and the modules bots commonly use, then serves one request per sandbox on its control socket (SOCK_SEQPACKET, FD):
+a JSON message carrying, as SCM_RIGHTS, the namespaces of a sandbox that bubblewrap has built and holds blocked
+before its exec (its user namespaces, mount, network, IPC, UTS, cgroup and PID namespaces, and its root), and the
+bot's pipes.
+
+For each, it forks a monitor that joins those namespaces and forks the harness there, as PID 2 (bubblewrap's
+blocked child is PID 1). The harness then drops what bubblewrap would have dropped at its exec (capabilities, the
+bounding set) and installs what it would have installed (no_new_privs, the death signal, a new session, the seccomp
+filter), all before any of the bot's code runs. So every file, mount and namespace of the sandbox is still
+bubblewrap's; what the fork server saves is the interpreter's start and the imports, most of a sandbox's start-up.
+
+The monitor reports the harness's host PID, and later how it ended, on the request's info pipe. It waits on a pidfd,
+which only an exit wakes, so a harness stopping after each reply costs it nothing. Standard library only.
+"""
+
+import ctypes
+import fcntl
+import functools
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import time
+
+# What the harness uses, and what bots most often import: loaded once here instead of in every sandbox.
+PRELOAD = (
+    "bisect", "collections", "copy", "dataclasses", "enum", "functools", "heapq", "itertools", "json", "math",
+    "operator", "random", "re", "resource", "statistics", "string", "time", "traceback", "typing",
+)  # fmt: skip
+MAX_FDS = 16
+PYTHON_FLAGS = ("-I", "-S", "-B", "-X", "utf8")  # as the runner starts us (bwrap.py)
+# where the harness finds its pipes: requests, replies, and (while it awaits its cgroups) the admission pipe
+PROTOCOL_FDS = ("requests", "replies", "admit")
+REQUESTS_FD, REPLIES_FD, ADMIT_FD = 3, 4, 5
+CLONE_NEWUSER = 0x10000000
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+# the order in which a sandbox's namespaces are joined: first the outer user namespace (whose owner we are, which
+# gives the capabilities the other joins need), last the sandbox's own one (which has them no more outside itself)
+JOIN_ORDER = ("outer_user", "mnt", "net", "ipc", "uts", "cgroup", "pid", "user")
+SANDBOX_NAMESPACES = ("mnt", "net", "ipc", "uts", "cgroup", "pid", "user")  # of bwrap's child
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _call(result: int, what: str) -> None:
+    if result != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{what}: {os.strerror(error)}")
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _last_capability() -> int:
+    with open("/proc/sys/kernel/cap_last_cap") as text:
+        return int(text.read())
+
+
+def _drop_privileges(last_cap: int) -> None:
+    """What bubblewrap does in its child before the exec: no capability in any set, none to regain."""
+    _call(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    for cap in range(last_cap + 1):
+        _call(_libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"dropping capability {cap} from the bounding set")
+    _call(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clearing ambient capabilities")
+    header = _CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
+    empty = (_CapData * 2)()
+    _call(_libc.capset(ctypes.byref(header), empty), "dropping every capability")
+    _call(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
+
+
+def _install_seccomp(program: bytes) -> None:
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.addressof(buffer))
+    _call(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "installing the seccomp filter")
+
+
+class Request:
+    """One sandbox to join, as the runner sent it."""
+
+    def __init__(self, message: dict, fds: list[int]) -> None:
+        names = message["fds"]
+        if len(names) != len(fds):
+            raise ValueError(f"{len(fds)} descriptors for {len(names)} names")
+        self.fd = dict(zip(names, fds, strict=True))
+        self.bot_dir: str = message["bot_dir"]
+        self.settings: list[str] = message["settings"]
+        self.bwrap_pid: int = message["bwrap_pid"]  # in U1, the user namespace made for bwrap (scratch.py)
+        self.init_pid: int = message["init_pid"]  # bwrap's child, PID 1 of the sandbox
+        self.deadline = time.monotonic() + message["timeout"]
+        self.wait_for_admission = "admit" in self.fd  # a byte on it once the harness is in its cgroups
+
+
+class Zygote:
+    def __init__(self, control: socket.socket, config: dict) -> None:
+        self.control = control
+        self.seccomp = bytes.fromhex(config["seccomp"])
+        self.last_cap = _last_capability()
+        self.harness, self.protocol = _load_harness(config["harness_dir"])
+
+    def serve(self) -> None:
+        """Answer requests until the runner closes its end. In a harness's process, ends by raising EnterHarness."""
+        while True:
+            try:
+                data, ancillary, _, _ = self.control.recvmsg(1 << 16, socket.CMSG_SPACE(MAX_FDS * 4))
+            except InterruptedError:
+                continue
+            fds = _received_fds(ancillary)
+            if not data:  # the runner is gone
+                return
+            try:
+                reply = {"monitor": self._fork_monitor(Request(json.loads(data), fds))}
+            except Exception as error:  # the runner reports it as an unavailable sandbox
+                reply = {"error": f"{type(error).__name__}: {error}"}
+            for fd in fds:
+                os.close(fd)
+            self.control.send(json.dumps(reply).encode())
+
+    def _fork_monitor(self, request: Request) -> int:
+        pid = os.fork()
+        if pid == 0:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # a stopping harness must not wake its monitor
+            self.control.close()
+            try:
+                code = self._monitor(request)
+            except EnterHarness:
+                raise  # this is the harness's process now, on its way to main()
+            except BaseException as error:
+                _report(request.fd["info"], {"error": f"{type(error).__name__}: {error}"})
+                code = 1
+            os._exit(code)
+        return pid
+
+    def _monitor(self, request: Request) -> int:
+        """Join the sandbox, fork the harness into it, report its host PID (with a pidfd), then how it ended."""
+        fork_server = os.getppid()
+        fd = request.fd
+        fd.update(_sandbox_namespaces(request))
+        for name in JOIN_ORDER:
+            if name == "pid":
+                os.fchdir(fd["root"])
+                os.chroot(".")
+            if name not in fd:  # a kernel without cgroup namespaces
+                continue
+            _call(_libc.setns(fd[name], CLONE_NEWUSER if name.endswith("user") else 0), f"joining the {name} namespace")
+        # only now: joining a user namespace gains capabilities there, and the kernel then clears a death signal
+        _call(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "death signal")
+        if os.getppid() != fork_server:  # it died before the signal was set
+            return 1
+        harness = os.fork()  # PID 2 of the sandbox's PID namespace
+        if harness == 0:
+            raise EnterHarness(self._prepare_harness(request))
+        for descriptor in fd.values():
+            if descriptor != fd["info"]:
+                os.close(descriptor)
+        pidfd = os.pidfd_open(harness)
+        _report(fd["info"], {"harness-pid": harness}, pidfd)  # the pidfd: no PID reuse can fool the runner
+        exited = select.poll()
+        exited.register(pidfd, select.POLLIN)  # woken by its exit alone, never by its stops
+        while not exited.poll():
+            pass
+        _, status = os.waitpid(harness, 0)
+        code = os.waitstatus_to_exitcode(status)
+        _report(fd["info"], {"exit": code if code >= 0 else 128 - code})  # as bubblewrap passes it on
+        return 0
+
+    def _prepare_harness(self, request: Request) -> functools.partial:
+        """The harness's process, in the sandbox, made what bubblewrap makes of its child before the exec; returns
+        the call that serves the bot, to be made once nothing of the fork server's is left on the stack."""
+        fd = request.fd
+        # out of the way first (above every fd the monitor holds), then to their places
+        wanted = [name for name in ("stderr", *PROTOCOL_FDS) if name in fd]
+        above = max(fd.values()) + 1
+        high = {name: fcntl.fcntl(fd[name], fcntl.F_DUPFD_CLOEXEC, above) for name in wanted}
+        devnull = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(high["stderr"], 1)
+        os.dup2(high["stderr"], 2)
+        placed = [name for name in PROTOCOL_FDS if name in high]
+        for target, name in enumerate(placed, start=REQUESTS_FD):
+            os.dup2(high[name], target, inheritable=False)
+        os.closerange(REQUESTS_FD + len(placed), 1 << 20)  # everything else of the monitor's, /dev/null's too
+        os.chdir("/tmp")
+        os.environ["PWD"] = "/tmp"
+        os.setsid()
+        _drop_privileges(self.last_cap)
+        _call(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "death signal")  # after the credentials change
+        _install_seccomp(self.seccomp)
+        if request.wait_for_admission:
+            os.read(ADMIT_FD, 1)
+            os.close(ADMIT_FD)
+        _as_inside(self.harness, self.protocol)
+        return functools.partial(
+            self.harness.serve, request.bot_dir, request.settings, REQUESTS_FD, REPLIES_FD, self.protocol
+        )
+
+
+class EnterHarness(BaseException):  # noqa: N818 - a way out of the fork server's stack, not an error
+    """Raised in a harness's process, caught by main(): the fork server's frames, and what they held (requests,
+    PIDs, paths), are gone before the bot's code runs."""
+
+    def __init__(self, serve: functools.partial) -> None:
+        super().__init__()
+        self.serve = serve
+
+
+def _as_inside(*harness_modules) -> None:
+    """The interpreter as a fresh one inside would be: nothing cached of the outside, no host path in view, the
+    harness's module names free for the bot."""
+    sys.path_importer_cache.clear()
+    sys.argv[:] = ["/harness/harness.py"]
+    sys.orig_argv[:] = [sys.executable, *PYTHON_FLAGS, "/harness/harness.py"]
+    main = sys.modules["__main__"]
+    for module in (main, *harness_modules):
+        name = "zygote" if module is main else module.__name__.removeprefix("_arena_")
+        module.__file__ = f"/harness/{name}.py"
+        module.__cached__ = module.__loader__ = module.__spec__ = None
+    for name in ("_arena_harness", "_arena_protocol"):
+        sys.modules.pop(name, None)
+
+
+def _sandbox_namespaces(request: Request) -> dict[str, int]:
+    """The namespaces and root of the sandbox, once bwrap's child has built it (read as the sandbox's uid, which may
+    read them where a root runner without CAP_SYS_PTRACE, as in a container, may not)."""
+    _await_built(request.init_pid, request.deadline)
+    found = {"outer_user": os.open(f"/proc/{request.bwrap_pid}/ns/user", os.O_RDONLY | os.O_CLOEXEC)}
+    for name in SANDBOX_NAMESPACES:
+        if os.path.exists(f"/proc/self/ns/{name}"):
+            found[name] = os.open(f"/proc/{request.init_pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
+    found["root"] = os.open(f"/proc/{request.init_pid}/root", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    # opened by PID: only if both are still alive now was no PID reused meanwhile
+    alive = select.poll()
+    for name in ("bwrap", "init"):
+        alive.register(request.fd[name], select.POLLIN)  # a pidfd is readable once its process has exited
+    if alive.poll(0):
+        raise ProcessLookupError("the sandbox ended before the harness could join it")
+    return found
+
+
+def _await_built(pid: int, deadline: float) -> None:
+    """Until bwrap's child has built the sandbox: its last step before waiting on its block fd is to drop every
+    capability, which /proc/PID/status shows (bwrap names its child before it has set anything up)."""
+    with open(f"/proc/{pid}/status", "rb", buffering=0) as status:
+        for attempt in range(1 << 30):
+            for line in status.read().splitlines():
+                if line.startswith(b"CapEff:") and int(line.split()[1], 16) == 0:
+                    return
+            if time.monotonic() > deadline:
+                raise TimeoutError("bwrap did not build the sandbox in time")
+            status.seek(0)
+            time.sleep(0.0002 if attempt < 50 else 0.002)
+
+
+def _load_harness(directory: str):
+    sys.path.insert(0, directory)
+    try:
+        import _arena_harness as harness
+        import _arena_protocol as protocol
+    finally:
+        sys.path.remove(directory)
+    return harness, protocol
+
+
+def _received_fds(ancillary: list) -> list[int]:
+    fds: list[int] = []
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            usable = len(data) - len(data) % 4
+            fds += list(memoryview(data[:usable]).cast("i"))
+    return fds
+
+
+def _report(channel: int, message: dict, pidfd: int | None = None) -> None:
+    """One report on the request's info socket (SOCK_SEQPACKET: one message each), with a pidfd if given."""
+    rights = [] if pidfd is None else [(socket.SOL_SOCKET, socket.SCM_RIGHTS, pidfd.to_bytes(4, sys.byteorder))]
+    with socket.socket(fileno=os.dup(channel)) as reports:
+        reports.sendmsg([json.dumps(message).encode()], rights)
+
+
+def _reap(signum: int = 0, frame: object = None) -> None:
+    """Collect the monitors that have ended (each waits for its harness first): at once, so that their CPU time is
+    counted in this process's children's as soon as they end."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def main(argv: list[str]) -> int:
+    # No death signal here (it would follow the runner's thread that started us, not the runner): the runner's
+    # end of the control socket closes when it dies, and then this loop ends, and with it every monitor and harness.
+    _call(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "dumpable")  # no other process of this uid may trace us
+    control = socket.socket(fileno=int(argv[1]))
+    config = json.loads(control.recv(1 << 20))
+    for name in PRELOAD:
+        __import__(name)
+    zygote = Zygote(control, config)
+    signal.signal(signal.SIGCHLD, _reap)
+    control.send(b'{"ready": true}')
+    try:
+        zygote.serve()
+        return 0
+    except EnterHarness as entering:
+        serve = entering.serve
+    del zygote, control, config  # with the exception gone, nothing of the fork server's is left to reach
+    return serve()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,109 @@
+"""The fork server (bots/sandbox/zygote.py, forkserver.py): what it is, what its copies are, and that it recovers."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from bots.players import BotFailure
+from bots.sandbox import SandboxedPlayer, SandboxUnavailable, forkserver
+from bots.sandbox.bwrap import python_runtime
+from bots.sandbox.limits import SandboxLimits
+from games import Termination
+
+WHO_AM_I = """
+import os, random, sys
+def play(observation):
+    return {"plays": [], "pid": os.getpid(), "random": random.random(), "random_file": random.__file__,
+            "environment": dict(os.environ), "path": sys.path, "cwd": os.getcwd()}
+"""
+
+# The bot keeps its harness from stopping after the reply: it goes on running outside what the runner saw.
+NEVER_STOPS = """
+import os
+def play(observation):
+    os.kill = lambda pid, signum: None
+    return {"plays": []}
+"""
+
+
+@pytest.fixture
+def who_am_i(tmp_path: Path) -> Path:
+    bot = tmp_path / "bot.py"
+    bot.write_text(WHO_AM_I)
+    return bot
+
+
+def _server() -> forkserver.ForkServer:
+    uid, gid, switch = SandboxLimits().identity()
+    return forkserver.fork_server(uid, gid, switch)
+
+
+def test_each_bot_is_a_fresh_copy_seen_from_inside(sandbox_works, who_am_i):
+    replies = []
+    for _ in range(2):
+        with SandboxedPlayer(who_am_i) as player:
+            player.start(10)
+            replies.append(player.play({}, 5)[0])
+    first, second = replies
+    assert first["pid"] == second["pid"] == 2  # PID 1 is bwrap's child, held before its exec
+    assert first["random"] != second["random"]  # reseeded in every copy
+    # bwrap's environment (and its PWD); LC_CTYPE is the interpreter's own, as in any started in the C locale
+    assert first["environment"] == {
+        "HOME": "/tmp", "TMPDIR": "/tmp", "MALLOC_ARENA_MAX": "2", "PWD": "/tmp", "LC_CTYPE": "C.UTF-8",
+    }  # fmt: skip
+    assert first["cwd"] == "/tmp"
+    # modules loaded before the copy was made have the paths the sandbox shows, which are the runtime's own
+    assert first["random_file"].startswith(python_runtime().stdlib + "/")
+    assert all(not entry.startswith("/dev/shm") for entry in first["path"]), first["path"]
+
+
+def test_the_fork_server_runs_as_the_sandbox_with_nothing_of_the_runner(sandbox_works, who_am_i):
+    with SandboxedPlayer(who_am_i) as player:
+        player.start(10)
+    pid = _server().process.pid
+    status = {line.split(":")[0]: line.split()[1:] for line in Path(f"/proc/{pid}/status").read_text().splitlines()}
+    uid, gid, _ = SandboxLimits().identity()
+    assert status["Uid"] == [str(uid)] * 4 and status["Gid"] == [str(gid)] * 4
+    assert status["CapEff"] == ["0000000000000000"]
+    environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    assert sorted(filter(None, environment)) == [b"HOME=/tmp", b"MALLOC_ARENA_MAX=2", b"TMPDIR=/tmp"]
+    if os.geteuid() == 0:
+        assert status["Groups"] == []
+
+
+def test_a_dead_fork_server_is_started_again(sandbox_works, who_am_i):
+    with SandboxedPlayer(who_am_i) as player:
+        player.start(10)
+    dead = _server()
+    os.kill(dead.process.pid, signal.SIGKILL)
+    dead.process.wait()
+    with SandboxedPlayer(who_am_i) as player:
+        player.start(10)
+        assert player.play({}, 5)[0]["pid"] == 2
+    assert _server() is not dead
+
+
+def test_a_bot_that_keeps_running_after_its_reply_is_still_in_its_turn(sandbox_works, tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text(NEVER_STOPS)
+    with SandboxedPlayer(bot) as player:
+        player.start(10)
+        with pytest.raises(BotFailure) as failure:
+            player.play({}, 0.3)
+    assert failure.value.termination == Termination.TIMEOUT
+    assert "after its reply to 'play'" in failure.value.detail
+
+
+def test_a_fork_server_dying_mid_match_is_the_hosts_failure_not_the_bots(sandbox_works, who_am_i):
+    with SandboxedPlayer(who_am_i) as player:
+        player.start(10)
+        player.play({}, 5)
+        server = _server()
+        os.kill(server.process.pid, signal.SIGKILL)  # its monitors die with it, and their harnesses with them
+        server.process.wait()
+        with pytest.raises(SandboxUnavailable, match="monitor ended"):
+            player.play({}, 5)
