@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import logging
 import os
 
 from celery import Celery
+from celery.signals import worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
 
 app = Celery("league")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_process_init.connect
+def keep_the_pool_process_on_one_cpu(**_: object) -> None:
+    """Each pool process plays its matches on one CPU, its sandboxes with it (bots/sandbox/affinity.py)."""
+    from billiard.process import current_process
+    from django.conf import settings
+
+    from bots.sandbox.affinity import pin_to_one_cpu
+
+    if settings.ARENA_WORKER_ONE_CPU:
+        cpu = pin_to_one_cpu(getattr(current_process(), "index", 0) or 0)
+        if cpu is not None:
+            logging.getLogger(__name__).info("pool process %d plays on CPU %d", os.getpid(), cpu)

@@ -293,6 +293,9 @@ ARENA_SANDBOX = env_bool("ARENA_SANDBOX", True)
 # true: run uploaded bots even where the worker cannot create cgroups (a container): rlimits alone then bound
 # them, and memory held outside the address space is not (docs/operators.md). false: such a worker refuses.
 ARENA_SANDBOX_WITHOUT_CGROUPS = env_bool("ARENA_SANDBOX_WITHOUT_CGROUPS", False)
+# true: each worker pool process keeps itself and its sandboxes on one CPU (the Nth process on the Nth CPU it may
+# use), which makes a sandboxed turn's hand-offs cheaper (bots/sandbox/affinity.py)
+ARENA_WORKER_ONE_CPU = env_bool("ARENA_WORKER_ONE_CPU", True)
 ARENA_MAX_PY_BYTES = env_int("ARENA_MAX_PY_BYTES", 1 << 20, minimum=1)
 ARENA_MAX_ZIP_BYTES = env_int("ARENA_MAX_ZIP_BYTES", 10 << 20, minimum=1)
 # The largest request body accepted at all; a larger Content-Length is answered 413 before the body is read
