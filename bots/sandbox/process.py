@@ -370,7 +370,7 @@ class SandboxProcess:
             if attempt < YIELDS_BEFORE_SLEEPING:
                 os.sched_yield()
             else:
-                time.sleep(min(0.001, deadline - time.perf_counter()))
+                time.sleep(max(0.0, min(0.001, deadline - time.perf_counter())))
 
     def _state(self) -> str | None:
         """The harness's state letter (R, S, T, Z...), or None once it is gone."""
