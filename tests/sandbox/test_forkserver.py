@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 from pathlib import Path
 
@@ -105,5 +106,8 @@ def test_a_fork_server_dying_mid_match_is_the_hosts_failure_not_the_bots(sandbox
         server = _server()
         os.kill(server.process.pid, signal.SIGKILL)  # its monitors die with it, and their harnesses with them
         server.process.wait()
+        harness_ended = select.poll()
+        harness_ended.register(player._sandbox.pidfd, select.POLLIN)
+        assert harness_ended.poll(5000), "the harness outlived its monitor"
         with pytest.raises(SandboxUnavailable, match="monitor ended"):
             player.play({}, 5)
