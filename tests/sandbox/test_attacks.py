@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import select
 import socket
 import sys
 import time
@@ -348,3 +349,20 @@ def test_nothing_of_the_fork_server_is_in_reach_of_the_bot(attack):
     for trace in ("/dev/shm", "thegame-zygote", "bwrap_pid", "init_pid", "harness_dir"):  # its requests, its folder
         assert trace not in everything, trace
     assert turn["orig_argv"][-1] == turn["argv"][0] == "/harness/harness.py"
+
+
+def test_pid_1_is_out_of_the_bots_reach(sandbox_works):
+    """bwrap's child, held before its exec, is PID 1 without a filter of its own: nothing may drive it."""
+    with SandboxedPlayer(ATTACKS / "drive_init.py") as player:
+        player.start(5)
+        turn = player.play({"attack": {}}, 5)[0]
+        init = os.pidfd_open(player._sandbox.init_pid)
+        try:
+            assert not select.select([init], [], [], 0.2)[0], "PID 1 ended: the signals reached it"
+        finally:
+            os.close(init)
+        assert player.play({"attack": {}}, 5)[0]["me"] == 2  # and the sandbox lives on
+    results = turn["results"]
+    assert results.pop("proc") == "absent"
+    assert results.pop("signals") == "sent"  # and ignored: PID 1 has no handlers, and they come from its namespace
+    all_denied(results)
