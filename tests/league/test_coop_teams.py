@@ -11,6 +11,7 @@ import bots.match
 from league.arena import challenges, matches
 
 HOUSE = Path(bots.house.__file__).parent
+SEASON_SEED = "5eed0c0b5eed0c0b5eed0c0b5eed0c0b"
 
 # The house random bot, wrapped: it signals "jump" on up1 whenever silence will not be in force after its plays, and
 # reports on stderr what its observations show of the other seats' signals.
@@ -46,7 +47,8 @@ def play(observation):
 @pytest.mark.parametrize("game", ["the-game", "extreme"])
 def test_each_seat_sees_its_partners_signals_and_silence_hides_them(alice, make_version, sent, settings, game):
     settings.ARENA_SANDBOX = True  # a sandboxed process per seat, each with its own stderr
-    challenges.start_season(game, deals=12, chunk=12, team_sizes=[3])
+    # seeded: over random deals, a dozen Extreme ones now and then never put a silence card on top (1 run in ~50)
+    challenges.start_season(game, deals=12, chunk=12, team_sizes=[3], seed=SEASON_SEED)
     version = make_version(alice, "signaller", game=game, source=SIGNALLER)
     match = next(m for m in challenges.schedule(game) if m.ordered_versions() == [version])
     spec = matches.match_spec(match, [version])
