@@ -353,7 +353,7 @@ def test_nothing_of_the_fork_server_is_in_reach_of_the_bot(attack):
 
 def test_pid_1_is_out_of_the_bots_reach(sandbox_works):
     """bwrap's child, held before its exec, is PID 1 without a filter of its own: nothing may drive it."""
-    with SandboxedPlayer(ATTACKS / "drive_init.py") as player:
+    with SandboxedPlayer(ATTACKS.joinpath("drive_init").with_suffix(".py")) as player:
         player.start(5)
         turn = player.play({"attack": {}}, 5)[0]
         init = os.pidfd_open(player._sandbox.init_pid)
