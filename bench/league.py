@@ -47,6 +47,7 @@ def run_once(args: argparse.Namespace, workers: int, mode: str, data_dir: Path, 
         ARENA_QUEUE=f"bench-{os.getpid()}-{workers}",
         ARENA_LADDER_MAX_PENDING="0",
         ARENA_SANDBOX="1",
+        ARENA_WORKER_ONE_CPU="1",  # one worker, its pool processes on CPUs of their own: both modes alike
         LOG_LEVEL="WARNING",
     )
     if args.broker_url:

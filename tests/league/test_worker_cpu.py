@@ -1,4 +1,5 @@
-"""A league worker's pool process keeps to one CPU, the Nth process on the Nth CPU (league/celery.py)."""
+"""A league worker's pool process keeps to one CPU, the Nth process on the Nth CPU, where the operator asks
+(ARENA_WORKER_ONE_CPU; league/celery.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from league import celery
 
 
 def test_each_pool_process_asks_for_the_cpu_of_its_index(monkeypatch, settings):
+    settings.ARENA_WORKER_ONE_CPU = True
     chosen = []
     monkeypatch.setattr("bots.sandbox.affinity.pin_to_one_cpu", lambda index: chosen.append(index) or index)
     for index in (0, 1, 2):
