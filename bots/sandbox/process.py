@@ -474,7 +474,7 @@ class SandboxProcess:
             self.process.kill()  # never built: bwrap's death takes whatever it made (--die-with-parent)
         for pidfd in (self.pidfd, self.init_pidfd):
             if pidfd is not None:
-                _wait_pidfd(pidfd, REAP_SECONDS)  # gone, so its cgroups can be removed
+                _exited(pidfd, REAP_SECONDS)  # gone, so its cgroups can be removed
         if getattr(self, "process", None) is not None:
             self._wait_bwrap(REAP_SECONDS)
             if self.process.poll() is None:
@@ -494,18 +494,13 @@ class SandboxProcess:
     def _wait_bwrap(self, timeout: float) -> int | None:
         """bwrap's exit status once it has exited (reaped at once, no polling), or None after `timeout` seconds."""
         if self.process.returncode is None and self.bwrap_pidfd is not None:
-            _wait_pidfd(self.bwrap_pidfd, timeout)
+            _exited(self.bwrap_pidfd, timeout)
         return self.process.poll()
 
     def _remove_cgroup(self) -> None:
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
-
-
-def _wait_pidfd(pidfd: int, timeout: float) -> None:
-    """Until the process has exited (its pidfd turns readable), at most `timeout` seconds."""
-    _exited(pidfd, timeout)
 
 
 def _exited(pidfd: int, timeout: float = 0.0) -> bool:
