@@ -17,11 +17,11 @@ app.autodiscover_tasks()
 
 @worker_process_init.connect
 def keep_the_pool_process_on_one_cpu(**_: object) -> None:
-    """Each pool process plays its matches on one CPU, its sandboxes with it (bots/sandbox/affinity.py)."""
+    """Each pool process plays its matches on one CPU, its sandboxes with it (bots/sandbox/scheduling.py)."""
     from billiard.process import current_process
     from django.conf import settings
 
-    from bots.sandbox.affinity import pin_to_one_cpu
+    from bots.sandbox.scheduling import pin_to_one_cpu
 
     if settings.ARENA_WORKER_ONE_CPU:
         cpu = pin_to_one_cpu(getattr(current_process(), "index", 0) or 0)

@@ -294,7 +294,7 @@ ARENA_SANDBOX = env_bool("ARENA_SANDBOX", True)
 # them, and memory held outside the address space is not (docs/operators.md). false: such a worker refuses.
 ARENA_SANDBOX_WITHOUT_CGROUPS = env_bool("ARENA_SANDBOX_WITHOUT_CGROUPS", False)
 # true: each worker pool process keeps itself and its sandboxes on one CPU (the Nth process on the Nth CPU it may
-# use), which makes a sandboxed turn's hand-offs cheaper (bots/sandbox/affinity.py). Off by default: two workers on
+# use), which makes a sandboxed turn's hand-offs cheaper (bots/sandbox/scheduling.py). Off by default: two workers on
 # one machine would put their first pool processes on the same CPU.
 ARENA_WORKER_ONE_CPU = env_bool("ARENA_WORKER_ONE_CPU", False)
 ARENA_MAX_PY_BYTES = env_int("ARENA_MAX_PY_BYTES", 1 << 20, minimum=1)

@@ -34,7 +34,7 @@ import orjson
 
 from bots import protocol
 from bots.players import BotFailure
-from bots.sandbox import cgroups, forkserver, pause, scratch, seccomp, staging
+from bots.sandbox import cgroups, forkserver, pause, scheduling, scratch, seccomp, staging
 from bots.sandbox.bwrap import (
     LAUNCH_PATH,
     BwrapCommand,
@@ -88,6 +88,7 @@ class SandboxProcess:
         self.poller = select.poll()
         uid, gid, switch = limits.identity()
         deadline = time.perf_counter() + startup_seconds
+        scheduling.wait_without_preempting()  # before the fork server starts: it inherits the policy
         if switch and limits.use_cgroups:
             self.cgroup = cgroups.create(f"sbx-{os.getpid()}-{workdir.name}", limits.memory_bytes, limits.processes + 8)
         if limits.require_cgroups and self.cgroup is None:

@@ -13,7 +13,7 @@ from league import celery
 def test_each_pool_process_asks_for_the_cpu_of_its_index(monkeypatch, settings):
     settings.ARENA_WORKER_ONE_CPU = True
     chosen = []
-    monkeypatch.setattr("bots.sandbox.affinity.pin_to_one_cpu", lambda index: chosen.append(index) or index)
+    monkeypatch.setattr("bots.sandbox.scheduling.pin_to_one_cpu", lambda index: chosen.append(index) or index)
     for index in (0, 1, 2):
         monkeypatch.setattr(billiard.process, "current_process", lambda index=index: SimpleNamespace(index=index))
         celery.keep_the_pool_process_on_one_cpu()
@@ -25,5 +25,5 @@ def test_an_operator_can_leave_the_placing_to_the_kernel(monkeypatch, settings):
         raise AssertionError("pinned though ARENA_WORKER_ONE_CPU is false")
 
     settings.ARENA_WORKER_ONE_CPU = False
-    monkeypatch.setattr("bots.sandbox.affinity.pin_to_one_cpu", refuse)
+    monkeypatch.setattr("bots.sandbox.scheduling.pin_to_one_cpu", refuse)
     celery.keep_the_pool_process_on_one_cpu()
