@@ -111,3 +111,22 @@ def test_a_fork_server_dying_mid_match_is_the_hosts_failure_not_the_bots(sandbox
         assert harness_ended.poll(5000), "the harness outlived its monitor"
         with pytest.raises(SandboxUnavailable, match="monitor ended"):
             player.play({}, 5)
+
+
+FROZEN = """
+import gc
+def play(observation):
+    return {"plays": [], "frozen": gc.get_freeze_count(), "collecting": gc.isenabled()}
+"""
+
+
+def test_what_the_fork_server_imported_is_out_of_the_collectors_sight_in_every_copy(sandbox_works, tmp_path: Path):
+    """gc.freeze() before serving: a harness's collections never walk (and so never copy, page by page) the objects
+    it shares with the fork server; its own objects are collected as usual."""
+    bot = tmp_path / "bot.py"
+    bot.write_text(FROZEN)
+    with SandboxedPlayer(bot) as player:
+        player.start(10)
+        reply = player.play({}, 5)[0]
+    assert reply["frozen"] > 10_000  # the imports: typing, re, json, random, dataclasses, ...
+    assert reply["collecting"] is True
