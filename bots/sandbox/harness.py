@@ -37,6 +37,7 @@ class Channel:
         self.proto_out = proto_out
         self.protocol = protocol
         self.buffer = b""
+        self.pid = os.getpid()  # for good: nothing in the sandbox may fork (seccomp)
 
     def receive(self) -> dict | None:
         while b"\n" not in self.buffer:
@@ -59,7 +60,7 @@ class Channel:
     def reply(self, message: dict) -> None:
         """Answer a request, then stop until the next one (the runner continues us with it)."""
         self.send(message)
-        os.kill(os.getpid(), signal.SIGSTOP)
+        os.kill(self.pid, signal.SIGSTOP)
 
 
 def _error(kind: str, where: str, error: BaseException) -> dict:
