@@ -118,6 +118,7 @@ def filter_bpf() -> bytes:
         raise RuntimeError(MISSING_LIBRARY)
     deny = sc.ERRNO(errno.EPERM)
     rules = sc.SyscallFilter(defaction=sc.ALLOW)
+    _prefer_binary_tree(sc, rules)
     for names in DENIED.values():
         for name in names:
             rules.add_rule(deny, name)
@@ -146,6 +147,16 @@ def filter_bpf() -> bytes:
         rules.export_bpf(out)
         out.seek(0)
         return out.read()
+
+
+def _prefer_binary_tree(sc: Any, rules: Any) -> None:
+    """Have libseccomp (2.5 and later) sort the calls into a binary tree instead of a chain: the kernel then runs a
+    few comparisons, not all of them, for every call that has argument rules (the harness's kill after each reply),
+    and installs the filter (which it first runs once per call number) in less time. Same decisions either way."""
+    try:
+        rules.set_attr(sc.Attr.CTL_OPTIMIZE, 2)
+    except (AttributeError, OSError, RuntimeError, ValueError):
+        pass  # an older libseccomp: the chain
 
 
 def filter_fd() -> int:

@@ -6,6 +6,7 @@ import os
 import time
 import zipfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from sandbox_helpers import REPO
@@ -159,6 +160,28 @@ def test_the_bwrap_command_unshares_everything_and_mounts_little(tmp_path):
 def test_the_seccomp_program_is_built():
     program = seccomp.filter_bpf()
     assert len(program) % 8 == 0 and len(program) > 8 * 20  # BPF instructions are 8 bytes each
+
+
+def test_the_seccomp_program_is_a_binary_tree_where_libseccomp_builds_one():
+    class Rules:
+        def __init__(self, refusal: Exception | None = None) -> None:
+            self.attributes: dict[int, int] = {}
+            self.refusal = refusal
+
+        def set_attr(self, attribute: int, value: int) -> None:
+            if self.refusal is not None:
+                raise self.refusal
+            self.attributes[attribute] = value
+
+    library = SimpleNamespace(Attr=SimpleNamespace(CTL_OPTIMIZE=4))
+    rules = Rules()
+    seccomp._prefer_binary_tree(library, rules)
+    assert rules.attributes == {4: 2}
+    # libseccomp before 2.5 refuses the attribute (pyseccomp: OSError, python3-seccomp: RuntimeError) or the binding
+    # lacks it: the filter is then the chain, with the same decisions
+    for refusal in (OSError(22, "Invalid argument"), RuntimeError("Library error (errno = -22)")):
+        seccomp._prefer_binary_tree(library, Rules(refusal))
+    seccomp._prefer_binary_tree(SimpleNamespace(Attr=SimpleNamespace()), Rules())
 
 
 @pytest.mark.parametrize(("game", "starter"), [("face-to-face", "face_to_face"), ("the-game", "the_game"),
