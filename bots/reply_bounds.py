@@ -24,6 +24,11 @@ _RAISED = re.compile(r"(new_game|play|loading bot\.py) raised ([A-Za-z_][A-Za-z0
 
 def turn_problem(value: Any) -> str | None:
     """Why `value` (a decoded turn) cannot be logged, or None if it can."""
+    return None if _plain_plays(value) else _walk(value)
+
+
+def _walk(value: Any) -> str | None:
+    """turn_problem for any value: every string, integer and container in it, to any depth."""
     todo = [(value, 1)]
     while todo:
         item, depth = todo.pop()
@@ -48,6 +53,25 @@ def turn_problem(value: Any) -> str | None:
         elif kind not in _PRIMITIVES:
             return f"holds a {kind.__name__}, which is not a JSON value"
     return None
+
+
+def _plain_plays(value: Any) -> bool:
+    """Whether `value` is the usual Face to Face turn, {"plays": [[card, pile], ...]}, within every bound: most turns
+    a sandboxed bot sends, checked in one pass over the plays (about a sixth of what the general walk costs)."""
+    if type(value) is not dict or len(value) != 1:
+        return False
+    plays = value.get("plays")
+    if type(plays) is not list:
+        return False
+    for play in plays:
+        if type(play) is not list or len(play) != 2:
+            return False
+        card, pile = play
+        if type(card) is not int or not MIN_INT <= card <= MAX_INT:
+            return False
+        if type(pile) is not str or len(pile) > MAX_STRING or not pile.isascii():
+            return False
+    return True
 
 
 def _string_problem(text: str) -> str | None:

@@ -8,9 +8,11 @@ import json
 import shutil
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bots.__main__ import main
-from bots.reply_bounds import public_error, storable_text, turn_problem
+from bots.reply_bounds import _plain_plays, _walk, public_error, storable_text, turn_problem
 from bots.sandbox import seccomp
 from games import replay
 from tests.runner.poison_bots import EXCEPTION_MARKER, POISONS, STDERR_MARKER
@@ -64,6 +66,49 @@ def test_turn_problem_names_each_bound():
     assert "lone surrogate" in turn_problem({"\udfff": 1})
     assert "lone surrogate" in turn_problem(["ok", "\ud800"])
     assert "not a JSON value" in turn_problem([object()])
+
+
+def test_the_usual_turn_shape_is_checked_in_one_pass_and_its_bounds_still_hold():
+    assert _plain_plays({"plays": [[17, "p0.up"], [2**63 - 1, "p1.down"]]})
+    assert _plain_plays({"plays": []})
+    # each bound broken once: the one-pass check declines, and the walk names what is wrong
+    for turn, problem in (
+        ({"plays": [[2**63, "p0.up"]]}, "integers are limited to 64"),
+        ({"plays": [[-(2**63) - 1, "p0.up"]]}, "integers are limited to 64"),
+        ({"plays": [[17, "x" * 1001]]}, "strings are limited to 1000"),
+        ({"plays": [[17, "\ud800"]]}, "lone surrogate"),
+    ):
+        assert not _plain_plays(turn)
+        assert problem in turn_problem(turn)
+    # other shapes go to the walk, which accepts them when they are within bounds
+    others = (
+        {"plays": [[17, "pilé"]]},
+        {"plays": [[True, "p0.up"]]},
+        {"plays": [(17, "p0.up")]},
+        {"plays": [[17, "p0.up", 1]]},
+        {"plays": [[17, "p0.up"]], "signals": {}},
+        [[17, "p0.up"]],
+    )
+    for turn in others:
+        assert not _plain_plays(turn)
+        assert turn_problem(turn) == _walk(turn)
+
+
+PLAIN_CARDS = st.one_of(st.integers(), st.booleans(), st.floats(allow_nan=False), st.none())
+PLAIN_PILES = st.one_of(
+    st.text(st.characters(exclude_categories=()), max_size=20),
+    st.sampled_from(["p0.up", "x" * 1000, "x" * 1001, "\ud800", "pilé"]),
+    st.integers(),
+    st.none(),
+)
+
+
+@given(st.lists(st.lists(st.one_of(PLAIN_CARDS, PLAIN_PILES), min_size=1, max_size=3), max_size=6))
+def test_the_one_pass_check_never_accepts_what_the_walk_refuses(plays):
+    turn = {"plays": plays}
+    if _plain_plays(turn):
+        assert _walk(turn) is None
+    assert turn_problem(turn) == (None if _plain_plays(turn) else _walk(turn))
 
 
 def test_storable_text_drops_nul_escapes_surrogates_and_caps():
