@@ -1,7 +1,7 @@
 """The worker container's confinement, reproduced here: can bubblewrap still build a bot's sandbox in it?
 
 compose.yaml gives the worker its own seccomp profile, no_new_privs and a handful of capabilities; a Docker
-engine is not needed to apply those to a process. `python -m bots.sandbox.check` (what operators run in the
+engine is not needed to apply those to a process. `python -m bots.selfcheck` (what operators run in the
 container) must pass under exactly them, and fail under what Docker's default profile does to namespaces.
 """
 
@@ -69,7 +69,7 @@ def sandbox_tmp() -> Iterator[str]:
 
 
 def run_confined(profile: Path, capabilities: list[str], tmp: str) -> subprocess.CompletedProcess:
-    """`python -m bots.sandbox.check` as root with only `capabilities`, no_new_privs and the seccomp `profile`."""
+    """`python -m bots.selfcheck` as root with only `capabilities`, no_new_privs and the seccomp `profile`."""
     if os.geteuid() != 0:
         pytest.skip("the worker container starts as root; as another user the sandbox takes another path")
     if shutil.which("setpriv") is None:
@@ -77,7 +77,7 @@ def run_confined(profile: Path, capabilities: list[str], tmp: str) -> subprocess
     python, extra = image_like_python()
     bounding = ",".join(["-all", *(f"+{cap.lower()}" for cap in capabilities)])
     command = ["setpriv", f"--bounding-set={bounding}", "--inh-caps=-all", "--no-new-privs"]
-    command += [python, str(SECCOMP_EXEC), str(profile), python, "-m", "bots.sandbox.check"]
+    command += [python, str(SECCOMP_EXEC), str(profile), python, "-m", "bots.selfcheck"]
     environment = {"PATH": os.environ["PATH"], "TMPDIR": tmp, **extra}
     return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120, cwd="/")
 

@@ -6,8 +6,9 @@ import os
 
 import pytest
 
+from bots import selfcheck
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
-from bots.sandbox import SandboxedPlayer, SandboxLimits, cgroups, check
+from bots.sandbox import SandboxedPlayer, SandboxLimits, cgroups
 from bots.sandbox.cgroups import CgroupsUnavailable
 
 BOT = "def play(observation):\n    return {'plays': []}\n"
@@ -70,6 +71,6 @@ def test_requiring_cgroups_while_not_using_them_is_refused():
 
 
 def test_the_sandbox_check_says_whether_uploads_would_be_refused(sandbox_works, no_cgroups):
-    summary = check.check(startup_seconds=30)
+    summary = selfcheck.check(startup_seconds=30)
     assert summary.startswith("played one game in the sandbox")
     assert f"the league refuses uploaded bots unless {cgroups.OPT_OUT_SETTING}=true" in summary

@@ -1,4 +1,4 @@
-"""`python -m bots.sandbox.check`: can this machine (or container) run uploaded bots in the sandbox?
+"""`python -m bots.selfcheck`: can this machine (or container) run uploaded bots in the sandbox?
 
 Plays one game of Face to Face between the greedy house bot, run from its file in the bubblewrap sandbox
 exactly as an upload would be, and the random house bot. Prints "OK ..." and exits 0, or prints
@@ -55,7 +55,7 @@ def check(startup_seconds: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bots.sandbox.check", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bots.selfcheck", description=__doc__.splitlines()[0])
     parser.add_argument("--startup", type=float, default=30.0, help="seconds the bot may take to start (default 30)")
     args = parser.parse_args(argv)
     try:
