@@ -70,7 +70,7 @@ _REDIS_SCHEMES = {"redis", "rediss", "unix"}
 
 def env_caches(name: str, shared_dir: Path, timeout: int) -> dict[str, dict[str, Any]]:
     """Django's CACHES from a cache URL: "default" keeps rendered page fragments for `timeout` seconds,
-    "generations" the tokens saying which fragments are current (league/arena/caching.py).
+    "generations" the tokens saying which fragments are current (league/arena/lib/caching.py).
 
     Worker processes change the tokens, so the tokens live where every process sees them: the same Redis,
     or without one a folder on this machine. Unset, fragments stay in each process's own memory.

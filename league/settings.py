@@ -6,7 +6,7 @@ filesystem message broker under ARENA_DATA_DIR, so one machine needs no other se
 Database connections are kept open for DATABASE_CONN_MAX_AGE seconds (default 60; 0 closes each
 after its request) and checked before reuse unless DATABASE_CONN_HEALTH_CHECKS is false.
 
-Pages cache what changes only when ratings are refitted or a match is stored (league/arena/caching.py).
+Pages cache what changes only when ratings are refitted or a match is stored (league/arena/lib/caching.py).
 CACHE_URL picks the cache: unset, each process keeps its own local-memory cache; `redis://host:6379/1`
 (or `rediss://`, `unix://`) shares one Redis among all web servers; `dummy://` turns caching off.
 CACHE_TIMEOUT (default 300 s) bounds how long a fragment is kept even if no change is announced.
@@ -57,7 +57,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "league.arena.middleware.RequestSizeLimit",  # first: refuses an oversized body before anything reads it
+    "league.arena.lib.middleware.RequestSizeLimit",  # first: refuses an oversized body before anything reads it
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # the admin's CSS and JS, also without a front proxy
@@ -108,7 +108,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 CACHES = env_caches("CACHE_URL", DATA_DIR / "page-generations", timeout=env_int("CACHE_TIMEOUT", 300, minimum=1))
-# Rate-limit counters (league/arena/throttles.py) must be seen by every web process, as the generation tokens are.
+# Rate-limit counters (league/arena/lib/throttles.py) must be seen by every web process, as the generation tokens are.
 CACHES["throttles"] = {**CACHES["generations"], "KEY_PREFIX": "arena-throttle"}
 if CACHES["throttles"]["BACKEND"].endswith("FileBasedCache"):
     CACHES["throttles"]["LOCATION"] = str(DATA_DIR / "throttles")
@@ -199,8 +199,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("ARENA_LOGIN_COOLOFF_MINUTES", 15,
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per account and per address
 AXES_RESET_ON_SUCCESS = True
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
-AXES_CLIENT_IP_CALLABLE = "league.arena.throttles.client_address"
-AXES_LOCKOUT_CALLABLE = "league.arena.throttles.login_locked_out"
+AXES_CLIENT_IP_CALLABLE = "league.arena.lib.throttles.client_address"
+AXES_LOCKOUT_CALLABLE = "league.arena.lib.throttles.login_locked_out"
 AXES_VERBOSE = False
 
 # --- Celery -------------------------------------------------------------------------------
@@ -300,7 +300,7 @@ ARENA_WORKER_ONE_CPU = env_bool("ARENA_WORKER_ONE_CPU", False)
 ARENA_MAX_PY_BYTES = env_int("ARENA_MAX_PY_BYTES", 1 << 20, minimum=1)
 ARENA_MAX_ZIP_BYTES = env_int("ARENA_MAX_ZIP_BYTES", 10 << 20, minimum=1)
 # The largest request body accepted at all; a larger Content-Length is answered 413 before the body is read
-# (league/arena/middleware.py). Default: the largest upload allowed plus 1 MiB for the form around it.
+# (league/arena/lib/middleware.py). Default: the largest upload allowed plus 1 MiB for the form around it.
 ARENA_MAX_REQUEST_BYTES = env_int(
     "ARENA_MAX_REQUEST_BYTES", max(ARENA_MAX_PY_BYTES, ARENA_MAX_ZIP_BYTES) + (1 << 20), minimum=1024
 )

@@ -24,8 +24,9 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 from league.api import coop_docs, coop_serializers
 from league.api.pagination import Pages
 from league.api.views import json_ready
-from league.arena import caching, coop_leaderboards
+from league.arena import coop_leaderboards
 from league.arena.coop_results import Figures
+from league.arena.lib import caching
 from league.arena.models import TEAM_SIZES, DealResult, Season, SeasonRating, SeasonStanding
 
 TEAM_SIZE_CHOICES = [(size, str(size)) for size in TEAM_SIZES]

@@ -15,7 +15,7 @@ from django.core.paginator import Paginator
 from django.utils.functional import cached_property
 from rest_framework.pagination import PageNumberPagination
 
-from league.arena.caching import CACHE_ERRORS
+from league.arena.lib.caching import CACHE_ERRORS
 
 
 class CountCachingPaginator(Paginator):

@@ -13,7 +13,7 @@ from django.db.models import Q, QuerySet
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
-from league.arena import caching
+from league.arena.lib import caching
 from league.arena.models import Bot, Match, MatchEntry
 
 

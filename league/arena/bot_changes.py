@@ -20,8 +20,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from league.arena import signals, validations
+from league.arena import validations
 from league.arena.house import HOUSE_USER
+from league.arena.lib import signals
 from league.arena.models import BOT_NAME_RULE, Bot, Match, TournamentEntry
 
 DESCRIPTION_CHARS = Bot._meta.get_field("description").max_length

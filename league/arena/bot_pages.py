@@ -18,8 +18,8 @@ from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 
-from league.arena import caching
 from league.arena.decorators import sees_private
+from league.arena.lib import caching
 from league.arena.models import (
     FORFEITS,
     Bot,

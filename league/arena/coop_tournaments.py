@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from statistics import fmean
 
-from league.arena import seeds
 from league.arena.coop_results import Figures
+from league.arena.lib import seeds
 from league.arena.models import BotVersion, GameSeat, Match, Tournament
 
 

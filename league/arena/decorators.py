@@ -10,7 +10,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404
 
-from league.arena import throttles
+from league.arena.lib import throttles
 from league.arena.models import Bot
 
 View = Callable[..., HttpResponse]

@@ -27,7 +27,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 import games
-from league.arena import signals
+from league.arena.lib import signals
 
 FACE_TO_FACE = games.FACE_TO_FACE
 GAME_NAMES = dict(games.GAME_NAMES)

@@ -16,7 +16,7 @@ import kombu.exceptions
 from django.conf import settings
 from django.db import transaction
 
-from league.arena import retrying
+from league.arena.lib import retrying
 from league.arena.models import Match
 from league.celery import app
 

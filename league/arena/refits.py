@@ -30,13 +30,16 @@ from django.db.models import Q
 from django.utils import timezone
 
 from league import ratings
-from league.arena import coop_ratings, heartbeats, history, queue, refit_sql, retrying, signals
+from league.arena import coop_ratings, history, queue, refit_sql
+from league.arena.lib import heartbeats, retrying, signals
 from league.arena.models import PairResult, Rating, RatingFit, RatingPoint
 
 log = logging.getLogger(__name__)
 
 ANCHOR = 1500.0
-LEASE = timedelta(seconds=5)  # a refit's heartbeat comes every second (league.arena.heartbeats): silent this long, dead
+LEASE = timedelta(
+    seconds=5
+)  # a refit's heartbeat comes every second (league.arena.lib.heartbeats): silent this long, dead
 
 
 class _ClaimLost(Exception):

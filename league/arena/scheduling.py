@@ -9,7 +9,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import transaction
 
-from league.arena import queue, seeds
+from league.arena import queue
+from league.arena.lib import seeds
 from league.arena.models import COMPETITIVE_GAMES, BotVersion, Match, MatchEntry, Rating, ScheduleLock
 
 ANCHOR = 1500.0  # the rating a member without one is paired as

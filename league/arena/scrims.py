@@ -25,7 +25,8 @@ from django.db import transaction
 from django.db.models import Count, Exists, F, Min, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 
-from league.arena import queue, seeds, wording
+from league.arena import queue, wording
+from league.arena.lib import seeds
 from league.arena.models import (
     COMPETITIVE_GAMES,
     GAME_NAMES,

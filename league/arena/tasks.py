@@ -14,7 +14,7 @@ import socket
 from celery import Task, shared_task
 
 from league.arena import challenges, matches, refits, scheduling, scrims, tournaments, upkeep
-from league.arena.retrying import ResilientTask
+from league.arena.lib.retrying import ResilientTask
 
 
 def player_name(task: Task) -> str:

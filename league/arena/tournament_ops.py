@@ -13,7 +13,8 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
-from league.arena import queue, signals
+from league.arena import queue
+from league.arena.lib import signals
 from league.arena.models import Bot, Match, Tournament, TournamentEntry
 
 log = logging.getLogger(__name__)

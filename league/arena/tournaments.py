@@ -13,7 +13,8 @@ from itertools import combinations
 from django.db import transaction
 from django.utils import timezone
 
-from league.arena import coop_tournaments, queue, seeds, signals
+from league.arena import coop_tournaments, queue
+from league.arena.lib import seeds, signals
 from league.arena.models import BotVersion, Match, MatchEntry, Tournament, TournamentEntry
 
 log = logging.getLogger(__name__)

@@ -14,8 +14,9 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.dispatch import receiver
 
-from league.arena import caching, queue, seeds, signals
+from league.arena import queue
 from league.arena.house import house_version
+from league.arena.lib import caching, seeds, signals
 from league.arena.models import Bot, BotVersion, Match, MatchEntry
 
 UNFINISHED = [Match.Status.QUEUED, Match.Status.RUNNING]

@@ -18,7 +18,6 @@ from django.views.decorators.http import require_POST
 
 from league.arena import (
     bot_pages,
-    caching,
     coop_tournaments,
     docs,
     leaderboards,
@@ -29,6 +28,8 @@ from league.arena import (
 )
 from league.arena.decorators import per_user, throttled, with_bot
 from league.arena.forms import NewBotForm, NewVersionForm, SignupForm
+from league.arena.lib import caching
+from league.arena.lib.throttles import client_address
 from league.arena.models import (
     FACE_TO_FACE,
     GAME_CHOICES,
@@ -42,7 +43,6 @@ from league.arena.models import (
     Rating,
     Tournament,
 )
-from league.arena.throttles import client_address
 from league.arena.uploads import NameTaken, UploadRejected, add_bot, add_version
 
 LADDER_PER_PAGE = 50

@@ -7,7 +7,7 @@ from django.core.cache import caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from league.arena import signals
+from league.arena.lib import signals
 from league.arena.models import Tournament, TournamentEntry
 
 LISTS = [

@@ -46,7 +46,7 @@ def _isolated_cache(tmp_path, settings):
 
 @pytest.fixture(autouse=True)
 def _fresh_page_cache():
-    """Pages keep fragments in the cache across requests (league/arena/caching.py): no test sees another's."""
+    """Pages keep fragments in the cache across requests (league/arena/lib/caching.py): no test sees another's."""
     from django.core.cache import caches
 
     for cache in caches.all(initialized_only=False):

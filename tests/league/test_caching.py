@@ -13,7 +13,8 @@ from django.http import Http404
 from django.urls import reverse
 from django.utils.html import strip_tags
 
-from league.arena import caching, matches, refits, signals, tournaments
+from league.arena import matches, refits, tournaments
+from league.arena.lib import caching, signals
 from league.arena.models import Rating, Tournament, TournamentEntry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,7 +141,7 @@ def test_a_worker_processes_announcement_reaches_this_process(client, rated):
     rerate(alpha, 1700)
     announce = (
         "import django; django.setup()\n"
-        "from league.arena.signals import leaderboard_changed\n"
+        "from league.arena.lib.signals import leaderboard_changed\n"
         "leaderboard_changed.send(sender=None, game='face-to-face')\n"
     )
     environment = dict(os.environ, DJANGO_SETTINGS_MODULE="league.settings")

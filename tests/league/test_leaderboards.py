@@ -69,7 +69,7 @@ def test_the_ladder_follows_each_bots_newest_active_version(alice, bob, make_ver
 
 @pytest.mark.django_db(transaction=True)
 def test_validation_tells_the_leaderboard_once_it_commits(alice, make_version):
-    from league.arena.signals import leaderboard_changed
+    from league.arena.lib.signals import leaderboard_changed
 
     heard = []
     leaderboard_changed.connect(lambda sender, game, **kw: heard.append(game), weak=False, dispatch_uid="test")

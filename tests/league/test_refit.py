@@ -141,7 +141,7 @@ def test_matches_stored_during_a_refit_are_covered_by_one_more_refit(
 def test_the_leaderboard_hears_of_a_stored_refit_once_it_commits(
     alice, bob, make_version, record_games, django_capture_on_commit_callbacks
 ):
-    from league.arena.signals import leaderboard_changed
+    from league.arena.lib.signals import leaderboard_changed
 
     a, b = make_version(alice, "a"), make_version(bob, "b")
     record_games(a, b, [0, 0])

@@ -48,7 +48,7 @@ def test_a_stored_tournament_match_tells_the_standings(
     from types import SimpleNamespace
 
     from league.arena import matches
-    from league.arena.signals import tournament_changed
+    from league.arena.lib.signals import tournament_changed
 
     a, b = make_version(alice, "a"), make_version(bob, "b")
     t = Tournament.objects.create(name="Cup")

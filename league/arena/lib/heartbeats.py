@@ -13,7 +13,7 @@ from types import TracebackType
 
 from django.db import connection
 
-from league.arena import retrying
+from league.arena.lib import retrying
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Rendered page fragments kept in Django's cache until what they show changes.
 
 A fragment belongs to a scope (a game's leaderboard, one tournament). Each scope has a generation token,
-part of every fragment's key; when the league announces a change (league/arena/signals.py, sent after
+part of every fragment's key; when the league announces a change (league/arena/lib/signals.py, sent after
 the commit), the token is replaced, so the next request misses and renders afresh, in every process at
 once. A fresh random token rather than a counter: two processes bumping together can never both write
 the same next value, and a reader reads the token before the data, so it never files old data under
@@ -22,7 +22,7 @@ from django.core.cache import caches
 from django.dispatch import receiver
 from redis.exceptions import RedisError
 
-from league.arena.signals import leaderboard_changed, tournament_changed
+from league.arena.lib.signals import leaderboard_changed, tournament_changed
 
 log = logging.getLogger(__name__)
 
