@@ -35,7 +35,7 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
-from league.arena import history  # noqa: E402
+from league.arena.ladder import history  # noqa: E402
 from league.arena.models import Bot, PairResult, SeatResult  # noqa: E402
 
 
@@ -107,11 +107,11 @@ def main() -> None:
 
 
 def _current_ratings(game: str) -> dict:
-    from league import ratings
+    from league.arena.ladder import bradley_terry
     from league.arena.models import Rating
 
     return {
-        r.version_id: ratings.Rating(
+        r.version_id: bradley_terry.Rating(
             elo=r.elo, low=r.low, high=r.high, games=r.games, wins=r.wins, losses=r.losses, draws=0
         )
         for r in Rating.objects.filter(game=game)

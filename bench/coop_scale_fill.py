@@ -195,7 +195,8 @@ def aggregate(season: object) -> None:
     """The season's co-op aggregates by the league's own rebuild, then a refit of each of its ladders (timed)."""
     from django.db import connection, transaction
 
-    from league.arena import coop_rebuild, refits
+    from league.arena import coop_rebuild
+    from league.arena.ladder import refits
 
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")

@@ -35,7 +35,7 @@ from django.db import transaction  # noqa: E402
 from django.db.models import Count, F, OuterRef, Subquery  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from league.arena import leaderboards, scheduling  # noqa: E402
+from league.arena.ladder import leaderboards, scheduling  # noqa: E402
 from league.arena.models import FACE_TO_FACE, Bot, BotVersion, Rating  # noqa: E402
 
 PREFIX = "ladder-bench"

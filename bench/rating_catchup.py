@@ -198,7 +198,7 @@ def measure_catchup(
     """
     from django.db import connections
 
-    from league.arena import refits
+    from league.arena.ladder import refits
     from league.arena.models import BotVersion, Match, RatingFit
 
     members = list(BotVersion.objects.filter(active_for__game=game).values_list("pk", flat=True))

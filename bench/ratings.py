@@ -9,7 +9,7 @@ or lost by the Bradley-Terry odds, 5 % draws. A run is one full refit:
 `fit_counts` on one row per game (so aggregation to pairs is timed too), `fit_counts` on counts already
 aggregated per pair (what the league passes in), `fit_ratings` on a list of Python tuples, or
 `fit_counts` on one row per game of the chain. `run()` returns the figures as a dict.
-BLAS runs on `league.ratings.BLAS_THREADS` threads (1) during a fit. The load average is printed
+BLAS runs on `league.arena.ladder.bradley_terry.BLAS_THREADS` threads (1) during a fit. The load average is printed
 alongside, since other processes on the machine slow every figure down.
 """
 
@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from league.ratings import fit_counts, fit_ratings  # noqa: E402
+from league.arena.ladder.bradley_terry import fit_counts, fit_ratings  # noqa: E402
 
 TARGET = (1_000, 1_000_000)
 TARGET_SECONDS = 5.0

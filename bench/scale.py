@@ -296,7 +296,7 @@ def check_models(plan: Any, apps: Any) -> None:
 
 def refit_all() -> float:
     """One rating refit of every competitive game, as a worker runs it after a stored match."""
-    from league.arena import refits
+    from league.arena.ladder import refits
     from league.arena.models import COMPETITIVE_GAMES
 
     started = time.perf_counter()

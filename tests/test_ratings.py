@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit
 
-from league import ratings
-from league.ratings import ELO_PER_NAT, fit_counts, fit_ratings
+from league.arena.ladder import bradley_terry
+from league.arena.ladder.bradley_terry import ELO_PER_NAT, fit_counts, fit_ratings
 
-TINY_PRIOR = ratings.MIN_PRIOR_GAMES
+TINY_PRIOR = bradley_terry.MIN_PRIOR_GAMES
 
 
 def games(a: str, b: str, wins: int, losses: int, draws: int = 0) -> list[tuple[str, str, float]]:
@@ -216,9 +216,9 @@ def test_the_sparse_solver_agrees_with_the_dense_one(monkeypatch):
     _, a, b, a_won = random_league(seed=6, players=300, n_games=20_000, spread=1.5)
     players = list(range(300))
     dense = fit_counts(players, a, b, wins_a=a_won, wins_b=~a_won)
-    monkeypatch.setattr(ratings, "DENSE_LIMIT", 0)
+    monkeypatch.setattr(bradley_terry, "DENSE_LIMIT", 0)
     sparse = fit_counts(players, a, b, wins_a=a_won, wins_b=~a_won)
-    monkeypatch.setattr(ratings, "_CG_MAX_ITERATIONS", 1)  # every CG solve stalls: dense fallback
+    monkeypatch.setattr(bradley_terry, "_CG_MAX_ITERATIONS", 1)  # every CG solve stalls: dense fallback
     fallback = fit_counts(players, a, b, wins_a=a_won, wins_b=~a_won)
     for p in players:
         assert sparse[p].elo == pytest.approx(dense[p].elo, abs=1e-9)
@@ -304,8 +304,8 @@ def test_the_rating_maths_imports_without_django_or_celery():
 
     environment = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
     code = (
-        "import sys, league.ratings\n"
-        "assert league.ratings.fit_ratings([(1, 2, 1), (2, 1, 0.5)])[1].elo > 1500\n"
+        "import sys, league.arena.ladder.bradley_terry\n"
+        "assert league.arena.ladder.bradley_terry.fit_ratings([(1, 2, 1), (2, 1, 0.5)])[1].elo > 1500\n"
         "print(sorted({'django', 'celery'} & {name.split('.')[0] for name in sys.modules}))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True)

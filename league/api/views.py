@@ -27,9 +27,10 @@ from league.api.pagination import Pages
 from league.api.permissions import IsBotOwnerOrReadOnly, visible_matches
 from league.api.ratings import rating_points
 from league.api.throttles import UploadThrottle
-from league.arena import bot_changes, challenges, leaderboards, tournaments, versions
+from league.arena import bot_changes, challenges, tournaments, versions
 from league.arena.decorators import sees_private
 from league.arena.forms import NewBotForm, NewVersionForm
+from league.arena.ladder import leaderboards
 from league.arena.lib import caching
 from league.arena.models import (
     COMPETITIVE_GAMES,

@@ -14,7 +14,7 @@ from django.core.paginator import Paginator
 from django.db.models import F, FilteredRelation, Q, QuerySet
 
 from league.arena.coop_results import Figures
-from league.arena.leaderboards import LeaderboardPage
+from league.arena.ladder.leaderboards import LeaderboardPage
 from league.arena.models import Bot, BotVersion, DealResult, Season
 
 # The histogram's bars: (first, last) cards left, inclusive. Finer where good bots end.

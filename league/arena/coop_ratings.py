@@ -2,7 +2,7 @@
 league's Bradley-Terry Elo, so both kinds of ladder speak the same Elo.
 
 Each ladder (season, team size) goes through the same coalesced refit machinery as Face to Face
-(`league.arena.refits`), under its own key `coop:<season id>:<team size>` (`Season.rating_key`), so a co-op refit
+(`league.arena.ladder.refits`), under its own key `coop:<season id>:<team size>` (`Season.rating_key`), so a co-op refit
 never claims, delays or overwrites Face to Face's. This module gives that machinery the ladder's pair rows and
 writes its fitted ratings.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from league import ratings
+from league.arena.ladder import bradley_terry
 from league.arena.models import DealPair, Season, SeasonRating
 
 PREFIX = "coop:"
@@ -47,7 +47,7 @@ def stored_elos(key: str) -> dict[int, float]:
     return dict(SeasonRating.objects.filter(season_id=season, players=players).values_list("version_id", "elo"))
 
 
-def write(key: str, fitted: dict[int, ratings.Rating]) -> None:
+def write(key: str, fitted: dict[int, bradley_terry.Rating]) -> None:
     """Rewrite the ladder's ratings from one fit (the caller holds the refit claim and the transaction)."""
     season, players = parse_key(key)
     SeasonRating.objects.filter(season_id=season, players=players).exclude(version_id__in=list(fitted)).delete()

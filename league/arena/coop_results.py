@@ -21,7 +21,7 @@ from datetime import datetime
 
 from django.db import transaction
 
-from league.arena import refits
+from league.arena.ladder import refits
 from league.arena.models import (
     CARDS_IN_DECK,
     COOP_GAMES,

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 
-from league.arena import matches, refits, tournaments, validations
+from league.arena import matches, tournaments, validations
+from league.arena.ladder import refits
 
 log = logging.getLogger(__name__)
 

@@ -16,18 +16,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from league.arena import (
-    bot_pages,
-    coop_tournaments,
-    docs,
-    leaderboards,
-    scrim_views,
-    tournament_views,
-    tournaments,
-    wording,
-)
+from league.arena import bot_pages, coop_tournaments, docs, scrim_views, tournament_views, tournaments, wording
 from league.arena.decorators import per_user, throttled, with_bot
 from league.arena.forms import NewBotForm, NewVersionForm, SignupForm
+from league.arena.ladder import leaderboards
 from league.arena.lib import caching
 from league.arena.lib.throttles import client_address
 from league.arena.models import (

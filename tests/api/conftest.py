@@ -75,7 +75,7 @@ def league(db, alice, bob, make_version, record_games):
     and Bob's `pal` played every deal (stored, not played)."""
     from django.utils import timezone
 
-    from league.arena import refits
+    from league.arena.ladder import refits
     from league.arena.models import BotVersion, MatchRequest, Tournament, TournamentEntry
 
     ace = make_version(alice, "ace")
@@ -118,7 +118,8 @@ def league(db, alice, bob, make_version, record_games):
 
 def coop_season(alice, bob, make_version):
     """A current season of The Game, 4 deals in teams of 1 and 2, with two bots' results stored and rated."""
-    from league.arena import challenges, refits
+    from league.arena import challenges
+    from league.arena.ladder import refits
     from tests.league.coop_helpers import record_coop
 
     season = challenges.start_season("the-game", deals=4, chunk=4, team_sizes=[1, 2])

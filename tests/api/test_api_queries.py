@@ -120,7 +120,7 @@ def test_cached_standings_and_leaderboards_follow_the_league(
     assert crosstable["rows"][0]["results"] == [{"opponent": b.pk, "points": 2.0, "games": 3}]
 
     assert [row["rank"] for row in client.get("/api/leaderboards/face-to-face/").json()["results"]] == [None, None]
-    from league.arena import refits
+    from league.arena.ladder import refits
 
     with django_capture_on_commit_callbacks(execute=True):
         refits.refit("face-to-face")

@@ -1,6 +1,6 @@
 """/api/bots/<id>/ratings/ gives one point per refit that moved the version's rating, oldest first."""
 
-from league.arena import refits
+from league.arena.ladder import refits
 
 
 def test_the_ratings_endpoint_lists_every_refit_that_moved_the_rating(api, alice, bob, make_version, record_games):

@@ -11,7 +11,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import strip_tags
 
-from league.arena import bot_pages, history, refits
+from league.arena import bot_pages
+from league.arena.ladder import history, refits
 from league.arena.models import Game, Rating, RatingFit, RatingPoint, SeatResult
 
 
@@ -48,7 +49,7 @@ def test_a_refit_adds_a_point_only_for_versions_whose_rating_moved(alice, bob, m
 
 def test_a_small_drift_is_recorded_once_it_adds_up(alice, bob, make_version):
     version = make_version(alice, "a")
-    from league.ratings import Rating as Fitted
+    from league.arena.ladder.bradley_terry import Rating as Fitted
 
     def fitted(elo: float, games: int = 10) -> dict:
         return {version.pk: Fitted(elo=elo, low=elo - 50, high=elo + 50, games=games, wins=5, losses=5, draws=0)}

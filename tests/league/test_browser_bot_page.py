@@ -11,7 +11,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from league.arena import refits, results
+from league.arena import results
+from league.arena.ladder import refits
 from league.arena.models import Match
 from tests.league.browser import (
     CHROMIUM,

@@ -13,7 +13,8 @@ from django.http import Http404
 from django.urls import reverse
 from django.utils.html import strip_tags
 
-from league.arena import matches, refits, tournaments
+from league.arena import matches, tournaments
+from league.arena.ladder import refits
 from league.arena.lib import caching, signals
 from league.arena.models import Rating, Tournament, TournamentEntry
 

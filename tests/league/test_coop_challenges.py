@@ -8,8 +8,9 @@ import pytest
 from django.core.exceptions import ValidationError
 
 import bots.house
-from league.arena import challenges, coop_results, matches, refits
+from league.arena import challenges, coop_results, matches
 from league.arena.house import house_version
+from league.arena.ladder import refits
 from league.arena.models import (
     DealPair,
     DealResult,

@@ -12,9 +12,9 @@ from django.template.defaultfilters import floatformat  # the page's own roundin
 from django.urls import reverse
 
 import bots.house
-from league import ratings
 from league.arena import challenges, coop_leaderboards
 from league.arena.house import house_version
+from league.arena.ladder import bradley_terry
 from league.arena.models import Bot, BotVersion, DealResult, Match, RatingFit, SeasonRating
 from tests.league.coop_helpers import comparisons, figures, replayed_results
 
@@ -63,7 +63,7 @@ def test_three_bots_play_a_season_through_celery_and_a_new_season_starts_cleanly
     compared = comparisons(results)
     players = sorted(members)
     index = {pk: k for k, pk in enumerate(players)}
-    refit = ratings.fit_counts(
+    refit = bradley_terry.fit_counts(
         players,
         [index[first] for first, _ in compared],
         [index[second] for _, second in compared],

@@ -12,8 +12,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 import bots.house
-from league.arena import challenges, coop_leaderboards, refits
+from league.arena import challenges, coop_leaderboards
 from league.arena.house import house_version
+from league.arena.ladder import refits
 from league.arena.models import DealResult, Season
 from tests.league.coop_helpers import figures, play_queued, replayed_results
 

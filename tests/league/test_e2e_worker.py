@@ -17,8 +17,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 import bots.house
-from league.arena import refits, results
+from league.arena import results
 from league.arena.house import house_version
+from league.arena.ladder import refits
 from league.arena.models import (
     Bot,
     BotVersion,

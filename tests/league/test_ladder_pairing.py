@@ -1,6 +1,6 @@
 """The ladder pairs the members with the fewest games first, against the closest rating."""
 
-from league.arena import scheduling
+from league.arena.ladder import scheduling
 from league.arena.models import Match, Rating, RatingFit, ScheduleLock
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from league.arena import leaderboards, refits
+from league.arena.ladder import leaderboards, refits
 from league.arena.models import Bot, BotVersion, Rating
 
 

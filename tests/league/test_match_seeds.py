@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from league.arena import scheduling, tournaments
+from league.arena import tournaments
+from league.arena.ladder import scheduling
 from league.arena.lib import seeds
 from league.arena.models import Match, Tournament, TournamentEntry
 from league.arena.uploads import add_version, inspect_upload

@@ -2,7 +2,7 @@
 
 from django.urls import reverse
 
-from league.arena import refits
+from league.arena.ladder import refits
 from league.arena.models import Game, Tournament, TournamentEntry
 
 

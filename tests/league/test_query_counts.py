@@ -6,7 +6,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from league.arena import refits, views
+from league.arena import views
+from league.arena.ladder import refits
 from league.arena.models import BotUpload, Game, Tournament, TournamentEntry
 
 # The most queries each page may run on a cold cache (an anonymous visitor; a logged-in one adds the session's 2).

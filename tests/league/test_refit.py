@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from league import ratings
-from league.arena import refits, results
+from league.arena import results
+from league.arena.ladder import bradley_terry, refits
 from league.arena.models import Rating, RatingFit
 
 
@@ -17,7 +17,7 @@ def test_it_fits_every_rated_game(alice, bob, make_version, record_games):
     record_games(b, c, [0, 0, 1])
     record_games(a, c, [0, 1], rated=False)  # unrated (validation) games never count
     assert refits.refit("face-to-face") is True
-    expected = ratings.fit_ratings(
+    expected = bradley_terry.fit_ratings(
         [
             (a.pk, b.pk, 1),
             (a.pk, b.pk, 1),
@@ -63,7 +63,7 @@ def test_ratings_do_not_depend_on_how_or_in_which_order_matches_were_stored(alic
         assert (elo, low, high) == pytest.approx(incremental[pk][:3], abs=1e-9)  # the same optimum
     # Same games, other order and other matches: same numbers.
     fitted = refits.fit(refits.pair_counts("face-to-face")[0])
-    reordered = ratings.fit_ratings(
+    reordered = bradley_terry.fit_ratings(
         [(b.pk, a.pk, 0), (c.pk, b.pk, 1), (a.pk, b.pk, 1), (b.pk, c.pk, 0.5), (a.pk, b.pk, 0), (b.pk, a.pk, 0)]
         + [(a.pk, b.pk, 1)],
         prior_games=2.0,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
-from league.arena import refit_sql, refits
+from league.arena.ladder import refit_sql, refits
 from league.arena.models import PairResult, Rating
 
 

@@ -9,7 +9,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import strip_tags
 
-from league.arena import refits, wording
+from league.arena import wording
+from league.arena.ladder import refits
 from league.arena.models import Game, Match, Tournament, TournamentEntry
 
 

@@ -23,7 +23,7 @@ class Rating(models.Model):
     wins = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
     last_played = models.DateTimeField(null=True, blank=True)
-    # The rating at the version's newest history point (league.arena.history): a refit compares against it
+    # The rating at the version's newest history point (league.arena.ladder.history): a refit compares against it
     # without probing the history table once per version.
     point_elo = models.FloatField(null=True, blank=True)
     point_low = models.FloatField(null=True, blank=True)
@@ -89,7 +89,7 @@ class SeatResult(models.Model):
 
 
 class RatingPoint(models.Model):
-    """One point of a version's rating history: its rating after a refit that changed it (league.arena.history)."""
+    """One point of a version's rating history: its rating after a refit that changed it (see ladder/history.py)."""
 
     version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="rating_points")
     game = models.CharField(max_length=20, choices=GAME_CHOICES)
@@ -109,7 +109,7 @@ class RatingPoint(models.Model):
 class RatingFit(models.Model):
     """The refit state of one game: at most one refit runs (claim_token), `pending` asks for one more.
 
-    See `league.arena.refits` for the protocol.
+    See `league.arena.ladder.refits` for the protocol.
     """
 
     game = models.CharField(max_length=20, choices=GAME_CHOICES, primary_key=True)

@@ -11,7 +11,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from league.arena import refits, results
+from league.arena import results
+from league.arena.ladder import refits
 from league.arena.models import COMPETITIVE_GAMES, Season
 
 

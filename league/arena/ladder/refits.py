@@ -1,8 +1,8 @@
 """Rating refits: every rated game of a game (ladder and tournament alike) fitted at once from the pair counts.
 
-A refit reads `PairResult` (O(pairs), never O(games)), fits it with `league.ratings`, and rewrites the game's
-`Rating` rows. The fit depends only on the counts, so the ratings are exact and independent of the order in which
-matches were stored: a refit from scratch gives the same numbers.
+A refit reads `PairResult` (O(pairs), never O(games)), fits it with `league.arena.ladder.bradley_terry`, and rewrites
+the game's `Rating` rows. The fit depends only on the counts, so the ratings are exact and independent of the order in
+which matches were stored: a refit from scratch gives the same numbers.
 
 Refits are coalesced per game through its `RatingFit` row:
 
@@ -29,8 +29,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from league import ratings
-from league.arena import coop_ratings, history, queue, refit_sql
+from league.arena import coop_ratings, queue
+from league.arena.ladder import bradley_terry, history, refit_sql
 from league.arena.lib import heartbeats, retrying, signals
 from league.arena.models import PairResult, Rating, RatingFit, RatingPoint
 
@@ -77,9 +77,9 @@ def pair_counts(game: str) -> tuple[GameCounts, dict[int, datetime]]:
     return counts, table.last_played
 
 
-def fit(counts: GameCounts, start: dict[int, float] | None = None) -> dict[int, ratings.Rating]:
+def fit(counts: GameCounts, start: dict[int, float] | None = None) -> dict[int, bradley_terry.Rating]:
     """The ratings fitted on `counts`; `start` (the stored Elos) only makes the fit converge in fewer steps."""
-    return ratings.fit_counts(
+    return bradley_terry.fit_counts(
         counts.players,
         counts.a,
         counts.b,
@@ -178,7 +178,7 @@ def store(
     game: str,
     token: uuid.UUID,
     counts: GameCounts,
-    fitted: dict[int, ratings.Rating],
+    fitted: dict[int, bradley_terry.Rating],
     last_played: dict[int, datetime],
 ) -> bool:
     """Rewrite the game's ratings from one fit, only while `token` holds the claim; False if it does not."""
@@ -204,7 +204,7 @@ def store(
 
 def _write(
     game: str,
-    fitted: dict[int, ratings.Rating],
+    fitted: dict[int, bradley_terry.Rating],
     last_played: dict[int, datetime],
     points: dict[int, history.Point],
 ) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from league import ratings
+from league.arena.ladder import bradley_terry
 from league.arena.models import Rating, RatingPoint
 
 STEP = 0.5  # Elo
@@ -36,7 +36,7 @@ def last_points(game: str) -> dict[int, Point]:
     return {version: Point(elo, low, high, games) for version, elo, low, high, games in rows}
 
 
-def moved(point: Point | None, rating: ratings.Rating) -> bool:
+def moved(point: Point | None, rating: bradley_terry.Rating) -> bool:
     if point is None or point.games != rating.games:
         return True
     return any(
@@ -44,7 +44,7 @@ def moved(point: Point | None, rating: ratings.Rating) -> bool:
     )
 
 
-def next_points(last: dict[int, Point], fitted: dict[int, ratings.Rating]) -> tuple[dict[int, Point], list[int]]:
+def next_points(last: dict[int, Point], fitted: dict[int, bradley_terry.Rating]) -> tuple[dict[int, Point], list[int]]:
     """Each fitted version's newest point after this fit, and the versions whose point is new."""
     points, moved_versions = {}, []
     for pk, r in fitted.items():
