@@ -122,7 +122,7 @@ def run(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
     django.setup()
     from django.core.management import call_command
 
-    from league.arena import challenges
+    from league.arena.coop import challenges
     from league.arena.ladder import refits
     from league.arena.models import Bot, BotVersion, DealResult, RatingFit
 

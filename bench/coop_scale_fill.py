@@ -95,7 +95,7 @@ def fill(args: argparse.Namespace) -> None:
     from django.db.models import Max, OuterRef, Subquery
     from django.utils import timezone
 
-    from league.arena import challenges
+    from league.arena.coop import challenges
     from league.arena.models import Bot, BotVersion, Game, GameSeat, Match, MatchEntry, Season
 
     rng = np.random.default_rng(args.seed)
@@ -195,7 +195,7 @@ def aggregate(season: object) -> None:
     """The season's co-op aggregates by the league's own rebuild, then a refit of each of its ladders (timed)."""
     from django.db import connection, transaction
 
-    from league.arena import coop_rebuild
+    from league.arena.coop import rebuild as coop_rebuild
     from league.arena.ladder import refits
 
     with connection.cursor() as cursor:

@@ -325,7 +325,8 @@ ARENA_STARTUP_SECONDS = env_float("ARENA_STARTUP_SECONDS", 5.0, minimum=0.001)
 # A running match (or refit) whose heartbeat, sent every second, is this old is presumed dead and played again.
 ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 5, minimum=2)
 ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 3, minimum=1)
-# The co-op challenge ladders (league/arena/challenges.py): matches queued or running at once, self-play team sizes.
+# The co-op challenge ladders (league/arena/coop/challenges.py): matches queued or running at once, self-play team
+# sizes.
 ARENA_COOP_MAX_PENDING = env_int("ARENA_COOP_MAX_PENDING", 4, minimum=0)
 ARENA_COOP_TEAM_SIZES = env_list("ARENA_COOP_TEAM_SIZES", ["1", "2", "3", "4", "5"])
 if not ARENA_COOP_TEAM_SIZES or not set(ARENA_COOP_TEAM_SIZES) <= {"1", "2", "3", "4", "5"}:

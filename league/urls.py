@@ -10,7 +10,6 @@ from django.views.generic import RedirectView
 from league.api.tokens import tokens_page
 from league.arena import (
     bot_owner_views,
-    coop_views,
     machinery_views,
     passwords,
     replays,
@@ -19,6 +18,7 @@ from league.arena import (
     version_views,
     views,
 )
+from league.arena.coop import views as coop_views
 from league.arena.health import healthz
 
 # LoginView names the site after the request's host (127.0.0.1:8000) unless told otherwise.

@@ -2,7 +2,7 @@
 links to the games) and the versions' results and leaderboards per team size.
 
 Everything here is public, as on the site. Each list is paginated like the rest of the API and runs a constant
-number of queries: figures come from the season's aggregates (`league.arena.coop_results`), never from the games.
+number of queries: figures come from the season's aggregates (`league.arena.coop.results`), never from the games.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 from league.api import coop_docs, coop_serializers
 from league.api.pagination import Pages
 from league.api.views import json_ready
-from league.arena import coop_leaderboards
-from league.arena.coop_results import Figures
+from league.arena.coop import leaderboards as coop_leaderboards
+from league.arena.coop.results import Figures
 from league.arena.lib import caching
 from league.arena.models import TEAM_SIZES, DealResult, Season, SeasonRating, SeasonStanding
 

@@ -27,7 +27,8 @@ from league.api.pagination import Pages
 from league.api.permissions import IsBotOwnerOrReadOnly, visible_matches
 from league.api.ratings import rating_points
 from league.api.throttles import UploadThrottle
-from league.arena import bot_changes, challenges, tournaments, versions
+from league.arena import bot_changes, tournaments, versions
+from league.arena.coop import challenges
 from league.arena.decorators import sees_private
 from league.arena.forms import NewBotForm, NewVersionForm
 from league.arena.ladder import leaderboards

@@ -9,7 +9,8 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from league.arena import account_admin, bot_changes, coop_admin, tournament_admin, versions  # noqa: F401  (they register admins)
+from league.arena import account_admin, bot_changes, tournament_admin, versions  # noqa: F401  (they register admins)
+from league.arena.coop import admin as coop_admin  # noqa: F401  (they register admins)
 from league.arena.models import Bot, BotVersion, Game, Match, MatchEntry, Rating
 
 admin.site.site_header = f"{settings.SITE_NAME} admin"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from statistics import fmean
 
-from league.arena.coop_results import Figures
+from league.arena.coop.results import Figures
 from league.arena.lib import seeds
 from league.arena.models import BotVersion, GameSeat, Match, Tournament
 

@@ -25,7 +25,8 @@ import bots.match
 from bots.match import BotSpec, MatchSpec, TimeControl
 from bots.reply_bounds import storable_text
 from bots.sandbox.limits import SandboxLimits
-from league.arena import coop_results, queue, results
+from league.arena import queue, results
+from league.arena.coop import results as coop_results
 from league.arena.ladder import refits
 from league.arena.lib import heartbeats, retrying, signals
 from league.arena.models import FORFEITS, BotUpload, BotVersion, Match

@@ -27,7 +27,7 @@ from django.db.models import Aggregate, Count, Max, Model, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
 from bots.reply_bounds import storable_text
-from league.arena import coop_rebuild
+from league.arena.coop import rebuild as coop_rebuild
 from league.arena.models import (
     COMPETITIVE_GAMES,
     FORFEITS,

@@ -13,7 +13,8 @@ import socket
 
 from celery import Task, shared_task
 
-from league.arena import challenges, matches, scrims, tournaments, upkeep
+from league.arena import matches, scrims, tournaments, upkeep
+from league.arena.coop import challenges
 from league.arena.ladder import refits, scheduling
 from league.arena.lib.retrying import ResilientTask
 

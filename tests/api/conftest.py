@@ -118,7 +118,7 @@ def league(db, alice, bob, make_version, record_games):
 
 def coop_season(alice, bob, make_version):
     """A current season of The Game, 4 deals in teams of 1 and 2, with two bots' results stored and rated."""
-    from league.arena import challenges
+    from league.arena.coop import challenges
     from league.arena.ladder import refits
     from tests.league.coop_helpers import record_coop
 

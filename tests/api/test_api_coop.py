@@ -10,7 +10,8 @@ from django.core.cache import caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from league.arena import challenges, coop_results
+from league.arena.coop import challenges
+from league.arena.coop import results as coop_results
 from league.arena.ladder import refits
 from league.arena.models import DealResult, Game, SeasonRating
 from tests.league.coop_helpers import record_coop

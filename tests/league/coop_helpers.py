@@ -64,7 +64,8 @@ def record_coop(
     from django.utils import timezone
 
     from bots.match import GameResult
-    from league.arena import coop_results, results
+    from league.arena import results
+    from league.arena.coop import results as coop_results
 
     played = [
         GameResult.from_log(

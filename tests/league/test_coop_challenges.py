@@ -8,7 +8,9 @@ import pytest
 from django.core.exceptions import ValidationError
 
 import bots.house
-from league.arena import challenges, coop_results, matches
+from league.arena import matches
+from league.arena.coop import challenges
+from league.arena.coop import results as coop_results
 from league.arena.house import house_version
 from league.arena.ladder import refits
 from league.arena.models import (

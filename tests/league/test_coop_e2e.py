@@ -12,7 +12,8 @@ from django.template.defaultfilters import floatformat  # the page's own roundin
 from django.urls import reverse
 
 import bots.house
-from league.arena import challenges, coop_leaderboards
+from league.arena.coop import challenges
+from league.arena.coop import leaderboards as coop_leaderboards
 from league.arena.house import house_version
 from league.arena.ladder import bradley_terry
 from league.arena.models import Bot, BotVersion, DealResult, Match, RatingFit, SeasonRating

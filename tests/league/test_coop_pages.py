@@ -12,7 +12,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 import bots.house
-from league.arena import challenges, coop_leaderboards
+from league.arena.coop import challenges
+from league.arena.coop import leaderboards as coop_leaderboards
 from league.arena.house import house_version
 from league.arena.ladder import refits
 from league.arena.models import DealResult, Season

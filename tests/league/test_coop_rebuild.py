@@ -8,7 +8,8 @@ from datetime import timedelta
 from django.core.management import call_command
 from django.utils import timezone
 
-from league.arena import challenges, results
+from league.arena import results
+from league.arena.coop import challenges
 from league.arena.models import DealPair, DealResult, SeasonRating, SeasonStanding, Tournament
 from tests.league.coop_helpers import record_coop
 

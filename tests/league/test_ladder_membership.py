@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from league.arena import bot_changes, challenges, tournaments
+from league.arena import bot_changes, tournaments
+from league.arena.coop import challenges
 from league.arena.ladder import leaderboards, scheduling
 from league.arena.models import FACE_TO_FACE, Bot, BotVersion, Match, Rating, Tournament, TournamentEntry
 from league.arena.uploads import UploadRejected, add_version, inspect_upload

@@ -29,7 +29,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from league.arena import coop_ratings, queue
+from league.arena import queue
+from league.arena.coop import ratings as coop_ratings
 from league.arena.ladder import bradley_terry, history, refit_sql
 from league.arena.lib import heartbeats, retrying, signals
 from league.arena.models import PairResult, Rating, RatingFit, RatingPoint

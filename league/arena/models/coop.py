@@ -1,5 +1,5 @@
 """The co-op games' challenge ladders: seasons of published deals, their results, comparisons and ratings
-(see league.arena.challenges)."""
+(see league.arena.coop.challenges)."""
 
 from __future__ import annotations
 

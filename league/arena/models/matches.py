@@ -122,7 +122,7 @@ class Match(models.Model):
         indexes = [
             models.Index(fields=["status", "kind"]),
             models.Index(fields=["game", "rated", "status"]),
-            # A co-op season finds its chunks' matches by the season's seed (league.arena.challenges).
+            # A co-op season finds its chunks' matches by the season's seed (league.arena.coop.challenges).
             models.Index(fields=["seed"], name="match_seed"),
         ]
         verbose_name_plural = "matches"

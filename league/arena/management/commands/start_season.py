@@ -11,7 +11,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from league.arena import challenges
+from league.arena.coop import challenges
 from league.arena.models import COOP_GAMES
 
 

@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from league.arena import challenges
+from league.arena.coop import challenges
 from league.arena.models import Season
 
 

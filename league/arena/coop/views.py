@@ -7,7 +7,9 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 
-from league.arena import challenges, coop_leaderboards, views
+from league.arena import views
+from league.arena.coop import challenges
+from league.arena.coop import leaderboards as coop_leaderboards
 from league.arena.lib import caching
 from league.arena.models import COOP_GAMES, GAME_CHOICES, GAME_NAMES, Season
 

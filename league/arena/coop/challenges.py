@@ -3,7 +3,7 @@
 Every ladder bot of The Game or The Game Extreme plays every deal of its game's current season, alone and as a
 self-play team of each of the season's team sizes (one sandboxed process per seat). A match plays one chunk of
 `Season.chunk` consecutive deals (seed `Season.seed`, games from `Match.first_deal`), so results arrive steadily
-and a dead worker loses little. Results are folded into the season's aggregates by `league.arena.coop_results`.
+and a dead worker loses little. Results are folded into the season's aggregates by `league.arena.coop.results`.
 
 A chunk is planned once per version and team size: a new version of a bot starts the season's deals afresh. A chunk
 whose match failed for good (the runner broke on every attempt) is planned again by a later scheduling, until it

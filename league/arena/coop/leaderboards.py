@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.core.paginator import Paginator
 from django.db.models import F, FilteredRelation, Q, QuerySet
 
-from league.arena.coop_results import Figures
+from league.arena.coop.results import Figures
 from league.arena.ladder.leaderboards import LeaderboardPage
 from league.arena.models import Bot, BotVersion, DealResult, Season
 
