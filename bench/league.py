@@ -60,8 +60,8 @@ def run_once(args: argparse.Namespace, workers: int, mode: str, data_dir: Path, 
     django.setup()
     from django.core.management import call_command
 
-    from league.arena import tournaments
     from league.arena.models import Tournament, TournamentEntry
+    from league.arena.tournaments import starting as tournaments
 
     call_command("migrate", interactive=False, verbosity=0)
     refs = args.house.split(",")

@@ -27,7 +27,7 @@ from league.api.pagination import Pages
 from league.api.permissions import IsBotOwnerOrReadOnly, visible_matches
 from league.api.ratings import rating_points
 from league.api.throttles import UploadThrottle
-from league.arena import bot_changes, tournaments, versions
+from league.arena import bot_changes, versions
 from league.arena.coop import challenges
 from league.arena.decorators import sees_private
 from league.arena.forms import NewBotForm, NewVersionForm
@@ -45,6 +45,7 @@ from league.arena.models import (
     MatchEntry,
     Tournament,
 )
+from league.arena.tournaments import standings
 from league.arena.uploads import NameTaken, UploadRejected, add_bot, add_version
 
 USER_BOTS_SHOWN = 100
@@ -255,7 +256,7 @@ class TournamentViewSet(viewsets.ReadOnlyModelViewSet):
 
     @action(detail=True, methods=["get"], pagination_class=None, filterset_class=None)
     def standings(self, request: Request, pk: str) -> Response:
-        """Points, then wins: the tournament's table (from `league.arena.tournaments.table`)."""
+        """Points, then wins: the tournament's table (from `league.arena.tournaments.standings.table`)."""
         return self._cached("standings", standings_data)
 
     @action(detail=True, methods=["get"], pagination_class=None, filterset_class=None)
@@ -265,7 +266,7 @@ class TournamentViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 def standings_data(tournament: Tournament) -> list:
-    table = tournaments.table(tournament)
+    table = standings.table(tournament)
     rows = [
         {
             "rank": rank,
@@ -284,7 +285,7 @@ def standings_data(tournament: Tournament) -> list:
 
 
 def crosstable_data(tournament: Tournament) -> dict:
-    table = tournaments.table(tournament)
+    table = standings.table(tournament)
     rows = []
     for row, _ in table.crosstable:
         results = []

@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from league.arena import bot_pages, coop_tournaments, docs, scrim_views, tournament_views, tournaments, wording
+from league.arena import bot_pages, docs, scrim_views, wording
 from league.arena.decorators import per_user, throttled, with_bot
 from league.arena.forms import NewBotForm, NewVersionForm, SignupForm
 from league.arena.ladder import leaderboards
@@ -35,6 +35,9 @@ from league.arena.models import (
     Rating,
     Tournament,
 )
+from league.arena.tournaments import coop as coop_tournaments
+from league.arena.tournaments import standings
+from league.arena.tournaments import views as tournament_views
 from league.arena.uploads import NameTaken, UploadRejected, add_bot, add_version
 
 LADDER_PER_PAGE = 50
@@ -226,7 +229,7 @@ def _tournament_table(tournament: Tournament) -> str:
         return render_to_string("arena/_coop_tournament_table.html", coop)
     return render_to_string(
         "arena/_tournament_table.html",
-        {"table": tournaments.table(tournament), "left_out": left_out, "tournament": tournament},
+        {"table": standings.table(tournament), "left_out": left_out, "tournament": tournament},
     )
 
 

@@ -14,11 +14,12 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 
-from league.arena import matches, queue, tasks, tournaments, upkeep
+from league.arena import matches, queue, tasks, upkeep
 from league.arena.house import house_version
 from league.arena.ladder import refits
 from league.arena.lib import heartbeats, retrying
 from league.arena.models import Match, RatingFit, Tournament
+from league.arena.tournaments import starting as tournaments
 
 
 def ladder_match(**fields) -> Match:

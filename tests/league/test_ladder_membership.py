@@ -7,10 +7,11 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from league.arena import bot_changes, tournaments
+from league.arena import bot_changes
 from league.arena.coop import challenges
 from league.arena.ladder import leaderboards, scheduling
 from league.arena.models import FACE_TO_FACE, Bot, BotVersion, Match, Rating, Tournament, TournamentEntry
+from league.arena.tournaments import starting as tournaments
 from league.arena.uploads import UploadRejected, add_version, inspect_upload
 from tests.api.conftest import genuine_log
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from league.arena import tournaments
 from league.arena.ladder import scheduling
 from league.arena.lib import seeds
 from league.arena.models import Match, Tournament, TournamentEntry
+from league.arena.tournaments import starting as tournaments
 from league.arena.uploads import add_version, inspect_upload
 
 LOOKS_RANDOM = re.compile(r"^[0-9a-f]{32}$")

@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from league.arena import tournaments
 from league.arena.models import Match, Tournament, TournamentEntry
+from league.arena.tournaments import starting as tournaments
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """Standings and crosstable are computed from the stored games."""
 
-from league.arena import tournaments
 from league.arena.models import Tournament, TournamentEntry
+from league.arena.tournaments import standings
+from league.arena.tournaments import starting as tournaments
 
 
 def test_it_ranks_by_points_and_fills_the_crosstable(alice, bob, make_version, record_games):
@@ -13,7 +14,7 @@ def test_it_ranks_by_points_and_fills_the_crosstable(alice, bob, make_version, r
     record_games(b, c, [0, 0, 0], tournament=t, kind="tournament")  # b 3, c 0
     record_games(a, c, [1, 0], tournament=t, kind="tournament")  # a 1, c 1
     record_games(a, b, [1] * 5)  # ladder games do not count
-    table = tournaments.table(t)
+    table = standings.table(t)
     assert [(s.version, s.points, s.games, s.wins, s.losses) for s in table.standings] == [
         (b, 4.0, 6, 4, 2),
         (a, 3.0, 5, 3, 2),
@@ -37,7 +38,7 @@ def test_the_table_takes_the_same_few_queries_however_many_games(
         for b in versions[k + 1 :]:
             record_games(a, b, [0, 1, 0] * 4, tournament=t, kind="tournament")
     with django_assert_max_num_queries(2):
-        table = tournaments.table(t)
+        table = standings.table(t)
     assert all(s.games == 4 * 12 for s in table.standings)
     assert sum(s.points for s in table.standings) == 10 * 12
 
@@ -72,4 +73,4 @@ def test_a_stored_tournament_match_tells_the_standings(
         assert heard == [t.pk, t.pk, t.pk]  # finished
     finally:
         tournament_changed.disconnect(dispatch_uid="t")
-    assert [(s.version, s.points) for s in tournaments.table(t).standings] == [(b, 1.0), (a, 0.0)]
+    assert [(s.version, s.points) for s in standings.table(t).standings] == [(b, 1.0), (a, 0.0)]

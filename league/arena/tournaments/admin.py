@@ -16,8 +16,10 @@ from django.db.models import Case, F, QuerySet, Sum, When
 from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html
 
-from league.arena import tournament_ops, tournament_views, tournaments
 from league.arena.models import COMPETITIVE_GAMES, GAME_NAMES, Bot, Match, Tournament, TournamentEntry
+from league.arena.tournaments import ops as tournament_ops
+from league.arena.tournaments import starting as tournaments
+from league.arena.tournaments import views as tournament_views
 
 
 def _formats_of(game: str) -> list[Tournament.Format]:

@@ -17,8 +17,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from league.arena import tournament_ops, tournaments
 from league.arena.models import Bot, Match, Tournament
+from league.arena.tournaments import ops as tournament_ops
+from league.arena.tournaments import starting as tournaments
 
 DRAFT, RUNNING, FINISHED = Tournament.Status.DRAFT, Tournament.Status.RUNNING, Tournament.Status.FINISHED
 
