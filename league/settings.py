@@ -232,11 +232,11 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = env_str("ARENA_QUEUE", "arena")
 # Validation matches have a queue of their own, so a flood of uploads never waits in front of ladder and tournament
-# matches (nor they in front of a new version). Scrims (owners' unrated match requests) have a queue of their own
-# too, below everything else: they are put on it only while no ladder, tournament or validation match waits, a few
-# at a time (league/arena/scrims.py). The short control tasks (refits, finishing tournaments, the clock's periodic
-# ones, the upkeep above all) have one too, and on Redis the highest priority (0; matches have 6), so a worker takes
-# them before its next match however many a tournament queued. A worker without --queues consumes all.
+# matches (nor they in front of a new version). Scrims (owners' unrated match requests) have a queue of their own too,
+# below everything else: they are put on it only while no ladder, tournament or validation match waits, a few at a time
+# (league/arena/scrims/requests.py). The short control tasks (refits, finishing tournaments, the clock's periodic ones,
+# the upkeep above all) have one too, and on Redis the highest priority (0; matches have 6), so a worker takes them
+# before its next match however many a tournament queued. A worker without --queues consumes all.
 ARENA_VALIDATION_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.validation"
 ARENA_SCRIM_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.scrim"
 ARENA_CONTROL_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.control"
@@ -382,7 +382,7 @@ SPECTACULAR_SETTINGS = {
         "TournamentFormat": "league.arena.models.Tournament.Format",
         "GameEnum": "league.arena.models.GAME_CHOICES",
         "CoopGame": "league.api.coop_serializers.COOP_GAME_CHOICES",
-        "ScrimStatus": "league.arena.scrims.State.CHOICES",
+        "ScrimStatus": "league.arena.scrims.requests.State.CHOICES",
     },
 }
 

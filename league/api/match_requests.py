@@ -1,5 +1,5 @@
 """/api/match-requests/: scrims through the API. Ask for unrated games of your bot against another active bot, list
-your requests, follow one to its result and replays (league/arena/scrims.py does the work).
+your requests, follow one to its result and replays (league/arena/scrims/requests.py does the work).
 
 Every request is private: its owner lists and reads it, staff read any, everyone else gets a 404 (or a 401 when
 not signed in). Asking past the daily quota is a 429 with `code` `quota_exceeded` and a Retry-After header.
@@ -21,8 +21,8 @@ from rest_framework.response import Response
 
 from league.api import docs
 from league.api.serializers import BotRefSerializer, VersionRefSerializer
-from league.arena import scrims
 from league.arena.models import Bot, MatchRequest
+from league.arena.scrims import requests as scrims
 
 # --- Serializers -------------------------------------------------------------------------------------------------
 

@@ -69,7 +69,7 @@ def play(match_id: int, kind: str, countdown: float | None = None) -> None:
 
 
 def release_scrims() -> None:
-    """Ask for the next scrim matches to be put on their queue, if the league has room (league.arena.scrims)."""
+    """Ask for the next scrim matches to be put on their queue, if the league has room (see scrims/requests.py)."""
     send_on_commit(RELEASE_SCRIMS)
 
 

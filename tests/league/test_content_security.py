@@ -8,8 +8,8 @@ import pytest
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
-from league.arena import scrims
 from league.arena.models import FACE_TO_FACE, Rating, Tournament, TournamentEntry
+from league.arena.scrims import requests as scrims
 
 POLICY = {
     "default-src": "'self'",

@@ -10,9 +10,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 import bots.house
-from league.arena import bot_changes, matches, queue, scrims
+from league.arena import bot_changes, matches, queue
 from league.arena.house import house_version
 from league.arena.models import Bot, Match, MatchRequest, PairResult, Rating, RatingFit
+from league.arena.scrims import requests as scrims
 
 GREEDY = (Path(bots.house.__file__).parent / "greedy.py").read_bytes()
 

@@ -15,8 +15,8 @@ from league.arena.models.bots import Bot, BotVersion
 class MatchRequest(models.Model):
     """An owner's request for `games` unrated games of its bot's version against another active bot: a scrim.
 
-    The games are played as matches of a few games each, released by `league.arena.scrims` while the workers have
-    no ladder, tournament or validation work waiting; `released` counts the games already put into matches.
+    The games are played as matches of a few games each, released by `league.arena.scrims.requests` while the workers
+    have no ladder, tournament or validation work waiting; `released` counts the games already put into matches.
     """
 
     requester = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="match_requests")
