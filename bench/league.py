@@ -243,8 +243,8 @@ def await_validation(bots: list, worker: subprocess.Popen, log_path: Path, timeo
 
 def forfeited_games(tournament) -> int:
     """Games of the tournament that a bot lost by failing (crash, timeout...): none is expected here."""
-    from league.arena.matches import FORFEITS
     from league.arena.models import Game
+    from league.arena.play.matches import FORFEITS
 
     return Game.objects.filter(match__tournament=tournament, termination__in=FORFEITS).count()
 

@@ -118,8 +118,8 @@ def _store_share(match_ids: list[int], played: list, out: multiprocessing.Queue,
     """
     from django.db import connections
 
-    from league.arena import matches
     from league.arena.models import Match
+    from league.arena.play import matches
 
     connections.close_all()  # never share the parent's connection
     commits = []

@@ -185,7 +185,7 @@ def server_times(game_id: int, requests: int, block: int = 20) -> dict:
 def breakdown(game_id: int, repeats: int) -> dict[str, float]:
     """Median ms of each step of the page for this game."""
     from league.arena.models import Game
-    from league.arena.replay_data import viewer_data
+    from league.arena.play.replay_data import viewer_data
 
     game = Game.objects.get(pk=game_id)
     steps: dict[str, list[float]] = {"verify": [], "snapshots": []}

@@ -8,9 +8,10 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from league.api.tokens import tokens_page
-from league.arena import bot_owner_views, machinery_views, passwords, replays, version_views, views
+from league.arena import bot_owner_views, machinery_views, passwords, version_views, views
 from league.arena.coop import views as coop_views
 from league.arena.health import healthz
+from league.arena.play import replays
 from league.arena.scrims import views as scrim_views
 from league.arena.tournaments import views as tournament_views
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import logging
 
-from league.arena import matches, validations
+from league.arena import validations
 from league.arena.ladder import refits
+from league.arena.play import matches
 from league.arena.tournaments import starting as tournaments
 
 log = logging.getLogger(__name__)

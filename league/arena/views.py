@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from league.arena import bot_pages, docs, wording
+from league.arena import bot_pages, docs
 from league.arena.decorators import per_user, throttled, with_bot
 from league.arena.forms import NewBotForm, NewVersionForm, SignupForm
 from league.arena.ladder import leaderboards
@@ -35,6 +35,7 @@ from league.arena.models import (
     Rating,
     Tournament,
 )
+from league.arena.play import wording
 from league.arena.scrims import views as scrim_views
 from league.arena.tournaments import coop as coop_tournaments
 from league.arena.tournaments import standings

@@ -6,8 +6,8 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from league.arena import results
 from league.arena.models import Match, MatchRequest
+from league.arena.play import results
 from league.arena.scrims import requests as scrims
 from tests.league.conftest import _played_game as played_game
 

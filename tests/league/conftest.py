@@ -125,8 +125,8 @@ def record_games(db):
     from django.db import transaction
     from django.utils import timezone
 
-    from league.arena import results
     from league.arena.models import Match
+    from league.arena.play import results
 
     def record(a, b, winners, tournament=None, kind="ladder", rated=True):
         with transaction.atomic():

@@ -9,8 +9,8 @@ from collections import defaultdict
 from itertools import combinations
 
 import games
-from league.arena import matches
 from league.arena.models import Game, Match, Season
+from league.arena.play import matches
 
 
 def replayed_results(season: Season, players: int) -> dict[int, dict[int, int]]:
@@ -64,8 +64,8 @@ def record_coop(
     from django.utils import timezone
 
     from bots.match import GameResult
-    from league.arena import results
     from league.arena.coop import results as coop_results
+    from league.arena.play import results
 
     played = [
         GameResult.from_log(

@@ -191,8 +191,8 @@ def test_the_owner_name_links_to_the_profile(client, alice, make_version):
 def test_only_the_owner_and_staff_see_the_validation_games_and_the_failure(
     client, alice, bob, django_user_model, make_version, record_games
 ):
-    from league.arena import results
     from league.arena.models import Match
+    from league.arena.play import results
 
     passed = make_version(alice, "mine")
     opponent = make_version(bob, "house-like")

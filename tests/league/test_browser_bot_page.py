@@ -11,9 +11,9 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from league.arena import results
 from league.arena.ladder import refits
 from league.arena.models import Match
+from league.arena.play import results
 from tests.league.browser import (
     CHROMIUM,
     CHROMIUM_ARGS,

@@ -12,8 +12,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from league.arena import results
 from league.arena.models import Match, MatchRequest
+from league.arena.play import results
 from league.arena.scrims import requests as scrims
 from tests.league.browser import (
     CHROMIUM,

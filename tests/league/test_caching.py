@@ -13,10 +13,10 @@ from django.http import Http404
 from django.urls import reverse
 from django.utils.html import strip_tags
 
-from league.arena import matches
 from league.arena.ladder import refits
 from league.arena.lib import caching, signals
 from league.arena.models import Rating, Tournament, TournamentEntry
+from league.arena.play import matches
 from league.arena.tournaments import starting as tournaments
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,6 @@ import pytest
 from django.core.exceptions import ValidationError
 
 import bots.house
-from league.arena import matches
 from league.arena.coop import challenges
 from league.arena.coop import results as coop_results
 from league.arena.house import house_version
@@ -24,6 +23,7 @@ from league.arena.models import (
     SeasonRating,
     SeasonStanding,
 )
+from league.arena.play import matches
 from tests.league.coop_helpers import comparisons, figures, play_queued, replayed_results
 
 HOUSE = Path(bots.house.__file__).parent

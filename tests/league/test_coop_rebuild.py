@@ -8,9 +8,9 @@ from datetime import timedelta
 from django.core.management import call_command
 from django.utils import timezone
 
-from league.arena import results
 from league.arena.coop import challenges
 from league.arena.models import DealPair, DealResult, SeasonRating, SeasonStanding, Tournament
+from league.arena.play import results
 from tests.league.coop_helpers import record_coop
 
 

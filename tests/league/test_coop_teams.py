@@ -8,8 +8,8 @@ import pytest
 
 import bots.house
 import bots.match
-from league.arena import matches
 from league.arena.coop import challenges
+from league.arena.play import matches
 
 HOUSE = Path(bots.house.__file__).parent
 SEASON_SEED = "5eed0c0b5eed0c0b5eed0c0b5eed0c0b"

@@ -17,7 +17,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 import bots.house
-from league.arena import results
 from league.arena.house import house_version
 from league.arena.ladder import refits
 from league.arena.models import (
@@ -29,6 +28,7 @@ from league.arena.models import (
     Tournament,
     TournamentEntry,
 )
+from league.arena.play import results
 from league.arena.tasks import play_match
 
 HOUSE = Path(bots.house.__file__).parent

@@ -14,11 +14,12 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 
-from league.arena import matches, queue, tasks, upkeep
+from league.arena import queue, tasks, upkeep
 from league.arena.house import house_version
 from league.arena.ladder import refits
 from league.arena.lib import heartbeats, retrying
 from league.arena.models import Match, RatingFit, Tournament
+from league.arena.play import matches
 from league.arena.tournaments import starting as tournaments
 
 
@@ -217,9 +218,9 @@ def test_a_send_that_fails_after_commit_is_logged_not_raised(
 def test_worker_logs_carry_time_and_level(settings):
     formatter = logging.Formatter(settings.LOGGING["formatters"]["plain"]["format"])
     line = formatter.format(
-        logging.LogRecord("league.arena.matches", logging.WARNING, "", 0, "match 3: re-sent", None, None)
+        logging.LogRecord("league.arena.play.matches", logging.WARNING, "", 0, "match 3: re-sent", None, None)
     )
-    assert line.split(" ")[2] == "WARNING" and line.endswith("league.arena.matches: match 3: re-sent")
+    assert line.split(" ")[2] == "WARNING" and line.endswith("league.arena.play.matches: match 3: re-sent")
 
 
 def test_a_match_that_met_a_database_error_is_handed_back_at_once(db, sent, monkeypatch):

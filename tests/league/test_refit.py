@@ -5,9 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from league.arena import results
 from league.arena.ladder import bradley_terry, refits
 from league.arena.models import Rating, RatingFit
+from league.arena.play import results
 
 
 def test_it_fits_every_rated_game(alice, bob, make_version, record_games):

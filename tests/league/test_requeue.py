@@ -5,8 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from league.arena import matches, queue
+from league.arena import queue
 from league.arena.models import Match
+from league.arena.play import matches
 
 
 @pytest.fixture(autouse=True)

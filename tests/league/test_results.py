@@ -8,8 +8,8 @@ from django.core.management import call_command
 from django.db import connection, connections
 from django.utils import timezone
 
-from league.arena import matches, results
 from league.arena.models import Match, MatchEntry, PairResult, SeatResult, Tournament
+from league.arena.play import matches, results
 
 
 def aggregates() -> tuple[list, list, list]:

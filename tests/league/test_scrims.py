@@ -10,9 +10,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 import bots.house
-from league.arena import bot_changes, matches, queue
+from league.arena import bot_changes, queue
 from league.arena.house import house_version
 from league.arena.models import Bot, Match, MatchRequest, PairResult, Rating, RatingFit
+from league.arena.play import matches
 from league.arena.scrims import requests as scrims
 
 GREEDY = (Path(bots.house.__file__).parent / "greedy.py").read_bytes()
@@ -187,7 +188,7 @@ def test_a_user_with_many_requests_holds_back_nobody_else(alice, bob, pair, sett
 def test_scrims_stay_off_the_ladder_but_are_public_games(alice, pair, played_game, client):
     from django.db import transaction
 
-    from league.arena import results
+    from league.arena.play import results
 
     ace, bee = pair
     ask(alice, ace, bee, 2)

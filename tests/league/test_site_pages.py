@@ -9,9 +9,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import strip_tags
 
-from league.arena import wording
 from league.arena.ladder import refits
 from league.arena.models import Game, Match, Tournament, TournamentEntry
+from league.arena.play import wording
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,10 @@ from django.test import Client
 from django.urls import reverse
 
 import bots.match
-from league.arena import bot_changes, matches
+from league.arena import bot_changes
 from league.arena.house import house_version
 from league.arena.models import Game, Match, Tournament, TournamentEntry
+from league.arena.play import matches
 from league.arena.tournaments import ops as tournament_ops
 from league.arena.tournaments import starting as tournaments
 

@@ -48,8 +48,8 @@ def test_a_stored_tournament_match_tells_the_standings(
 ):
     from types import SimpleNamespace
 
-    from league.arena import matches
     from league.arena.lib.signals import tournament_changed
+    from league.arena.play import matches
 
     a, b = make_version(alice, "a"), make_version(bob, "b")
     t = Tournament.objects.create(name="Cup")

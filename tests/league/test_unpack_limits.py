@@ -8,8 +8,8 @@ import zipfile
 import pytest
 
 from bots.sandbox.unpack import BotPackageError, UnpackLimits, unpack_bot
-from league.arena.matches import match_spec
 from league.arena.models import Match
+from league.arena.play.matches import match_spec
 from league.arena.uploads import UploadRejected, inspect_upload, upload_limits
 
 GOOD_BOT = b"def play(observation):\n    return []\n"

@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from league.arena import results
+from league.arena.play import results
 
 
 def move_upload_content(apps, schema_editor):

@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.db import migrations, models
 from django.utils import timezone
 
-from league.arena import results
+from league.arena.play import results
 
 
 def fill_seat_results(apps, schema_editor):

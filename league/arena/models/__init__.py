@@ -4,7 +4,7 @@ Every game points at the exact bot versions that played it (a version is a sha25
 and a version's code is kept in the database (`BotUpload`, apart from the version row so no page loads it by
 accident) so any worker on any host can run it.
 
-Results are also kept as aggregates, written in the same transaction as the games (see `league.arena.results`):
+Results are also kept as aggregates, written in the same transaction as the games (see `league.arena.play.results`):
 `MatchEntry` counts each entry's wins, losses, draws and points, and `PairResult` counts the rated games of every
 pair of versions, so refits, leaderboards and tournament tables never read the games themselves.
 """

@@ -70,7 +70,7 @@ class PairResult(models.Model):
 class SeatResult(models.Model):
     """A version's results from one seat in the competitive games it played but its validation, kept on store.
 
-    One row per version and seat (see `league.arena.results`): the bot page's win rate by seat reads two rows
+    One row per version and seat (see `league.arena.play.results`): the bot page's win rate by seat reads two rows
     per version instead of every game.
     """
 

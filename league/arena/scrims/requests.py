@@ -25,7 +25,7 @@ from django.db import transaction
 from django.db.models import Count, Exists, F, Min, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 
-from league.arena import queue, wording
+from league.arena import queue
 from league.arena.lib import seeds
 from league.arena.models import (
     COMPETITIVE_GAMES,
@@ -37,6 +37,7 @@ from league.arena.models import (
     MatchRequest,
     ScheduleLock,
 )
+from league.arena.play import wording
 
 MAX_GAMES = 100  # per request
 CHUNK_GAMES = 10  # per match: a dead worker loses little, and a long scrim never holds a worker for long

@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from league.arena import wording
+from league.arena.play import wording
 
 register = template.Library()
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from league.arena import results
 from league.arena.ladder import refits
 from league.arena.models import COMPETITIVE_GAMES, Season
+from league.arena.play import results
 
 
 class Command(BaseCommand):

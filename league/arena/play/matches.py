@@ -25,11 +25,12 @@ import bots.match
 from bots.match import BotSpec, MatchSpec, TimeControl
 from bots.reply_bounds import storable_text
 from bots.sandbox.limits import SandboxLimits
-from league.arena import queue, results
+from league.arena import queue
 from league.arena.coop import results as coop_results
 from league.arena.ladder import refits
 from league.arena.lib import heartbeats, retrying, signals
 from league.arena.models import FORFEITS, BotUpload, BotVersion, Match
+from league.arena.play import results
 from league.arena.uploads import upload_limits
 
 log = logging.getLogger(__name__)

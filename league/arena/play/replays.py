@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from league.arena.models import GAME_NAMES, Game, GameSeat, LogTampered
-from league.arena.replay_data import SeatLabel, viewer_data
+from league.arena.play.replay_data import SeatLabel, viewer_data
 from league.arena.views import _require_visible
 
 
