@@ -87,9 +87,9 @@ def register_bots(count: int) -> list[int]:
     from django.contrib.auth import get_user_model
 
     import bots.house
-    from league.arena.house import house_version
     from league.arena.models import Bot
-    from league.arena.uploads import add_version, inspect_upload
+    from league.arena.uploads.house import house_version
+    from league.arena.uploads.intake import add_version, inspect_upload
 
     members = [house_version(f"house:{name}", "the-game").pk for name in ("expert", "greedy", "random")]
     owner = get_user_model().objects.create(username="bench")

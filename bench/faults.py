@@ -52,7 +52,7 @@ import sys
 import django
 django.setup()
 from django.contrib.auth import get_user_model
-from league.arena.house import house_sha256
+from league.arena.uploads.house import house_sha256
 from league.arena.models import Bot, BotVersion, Tournament, TournamentEntry
 refs, count, games = sys.argv[1].split(","), int(sys.argv[2]), int(sys.argv[3])
 owner = get_user_model().objects.create(username="drill")

@@ -179,8 +179,8 @@ def house_participants(refs: list[str], count: int) -> list:
     from django.contrib.auth import get_user_model
 
     from bots.house import HOUSE_BOTS
-    from league.arena.house import house_sha256
     from league.arena.models import Bot, BotVersion
+    from league.arena.uploads.house import house_sha256
 
     unknown = [ref for ref in refs if ref not in HOUSE_BOTS]
     if unknown:
@@ -205,7 +205,7 @@ def uploaded_participants(refs: list[str], count: int) -> list:
 
     from bots.house import HOUSE_BOTS, house_module
     from league.arena.models import Bot
-    from league.arena.uploads import UploadRejected, add_version, inspect_upload
+    from league.arena.uploads.intake import UploadRejected, add_version, inspect_upload
 
     unknown = [ref for ref in refs if ref not in HOUSE_BOTS]
     if unknown:

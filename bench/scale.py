@@ -204,7 +204,7 @@ def fill(args: argparse.Namespace) -> dict[str, Any]:
     from django.apps import apps
     from django.conf import settings
 
-    from league.arena.house import house_sha256
+    from league.arena.uploads.house import house_sha256
 
     began = time.perf_counter()
     pool = scale_logs.play_pool(face_to_face=args.logs, coop=max(40, args.logs // 20), crashes=max(5, args.logs // 500))

@@ -8,12 +8,14 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from league.api.tokens import tokens_page
-from league.arena import bot_owner_views, machinery_views, passwords, version_views, views
+from league.arena import machinery_views, passwords, views
 from league.arena.coop import views as coop_views
 from league.arena.health import healthz
 from league.arena.play import replays
 from league.arena.scrims import views as scrim_views
 from league.arena.tournaments import views as tournament_views
+from league.arena.uploads import owner_views as bot_owner_views
+from league.arena.uploads import version_views
 
 # LoginView names the site after the request's host (127.0.0.1:8000) unless told otherwise.
 NAMED_AFTER_THE_SITE = {"site_name": settings.SITE_NAME}

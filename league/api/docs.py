@@ -17,7 +17,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers as fields
 
 from league.api import serializers
-from league.arena.forms import NewBotForm, NewVersionForm
+from league.arena.uploads.forms import NewBotForm, NewVersionForm
 
 WHEN = "2026-11-26T12:00:00Z"
 RATING = {"elo": 1612.4, "low": 1580.1, "high": 1644.7, "games": 120, "wins": 71, "losses": 49, "last_played": WHEN}

@@ -130,7 +130,7 @@ class BotSerializer(serializers.ModelSerializer):
 class BotUpdateSerializer(serializers.ModelSerializer):
     """PATCH by the owner: a new name (the rules of a new bot's name, unique per owner) or description.
 
-    Parses the body only: `league.arena.bot_changes.edit` checks and saves, as it does for the site's form.
+    Parses the body only: `league.arena.uploads.changes.edit` checks and saves, as it does for the site's form.
     """
 
     class Meta:

@@ -27,10 +27,8 @@ from league.api.pagination import Pages
 from league.api.permissions import IsBotOwnerOrReadOnly, visible_matches
 from league.api.ratings import rating_points
 from league.api.throttles import UploadThrottle
-from league.arena import bot_changes, versions
 from league.arena.coop import challenges
 from league.arena.decorators import sees_private
-from league.arena.forms import NewBotForm, NewVersionForm
 from league.arena.ladder import leaderboards
 from league.arena.lib import caching
 from league.arena.models import (
@@ -46,7 +44,10 @@ from league.arena.models import (
     Tournament,
 )
 from league.arena.tournaments import standings
-from league.arena.uploads import NameTaken, UploadRejected, add_bot, add_version
+from league.arena.uploads import changes as bot_changes
+from league.arena.uploads import versions
+from league.arena.uploads.forms import NewBotForm, NewVersionForm
+from league.arena.uploads.intake import NameTaken, UploadRejected, add_bot, add_version
 
 USER_BOTS_SHOWN = 100
 MATCH_GAMES_SHOWN = 100

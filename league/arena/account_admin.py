@@ -11,7 +11,7 @@ from django.contrib.auth.admin import UserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from league.arena import bot_changes
+from league.arena.uploads import changes as bot_changes
 
 User = get_user_model()
 

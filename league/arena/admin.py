@@ -9,10 +9,12 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from league.arena import account_admin, bot_changes, versions  # noqa: F401  (they register admins)
+from league.arena import account_admin  # noqa: F401  (they register admins)
 from league.arena.coop import admin as coop_admin  # noqa: F401  (they register admins)
 from league.arena.models import Bot, BotVersion, Game, Match, MatchEntry, Rating
 from league.arena.tournaments import admin as tournament_admin  # noqa: F401  (they register admins)
+from league.arena.uploads import changes as bot_changes  # noqa: F401  (they register admins)
+from league.arena.uploads import versions
 
 admin.site.site_header = f"{settings.SITE_NAME} admin"
 admin.site.site_title = f"{settings.SITE_NAME} admin"

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import logging
 
-from league.arena import validations
 from league.arena.ladder import refits
 from league.arena.play import matches
 from league.arena.tournaments import starting as tournaments
+from league.arena.uploads import validation as validations
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,6 @@ from django.views.decorators.http import require_POST
 
 from league.arena import bot_pages, docs
 from league.arena.decorators import per_user, throttled, with_bot
-from league.arena.forms import NewBotForm, NewVersionForm, SignupForm
 from league.arena.ladder import leaderboards
 from league.arena.lib import caching
 from league.arena.lib.throttles import client_address
@@ -40,7 +39,8 @@ from league.arena.scrims import views as scrim_views
 from league.arena.tournaments import coop as coop_tournaments
 from league.arena.tournaments import standings
 from league.arena.tournaments import views as tournament_views
-from league.arena.uploads import NameTaken, UploadRejected, add_bot, add_version
+from league.arena.uploads.forms import NewBotForm, NewVersionForm, SignupForm
+from league.arena.uploads.intake import NameTaken, UploadRejected, add_bot, add_version
 
 LADDER_PER_PAGE = 50
 HOME_TOP = 5

@@ -196,7 +196,7 @@ def test_the_owners_validation_matches_are_cached_and_a_new_one_is_listed_at_onc
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from league.arena import validations
+    from league.arena.uploads import validation as validations
 
     def listed(user) -> tuple[list[int], int]:
         with CaptureQueriesContext(connection) as queries:

@@ -89,7 +89,7 @@ def test_staff_disable_and_enable_bots(admin_client, bob, make_version):
 
 
 def test_the_tournament_entry_picker_offers_only_bots_on_the_ladder(admin_client, alice, bob, make_version):
-    from league.arena import bot_changes
+    from league.arena.uploads import changes as bot_changes
 
     make_version(alice, "ace")
     bee = make_version(bob, "bee")

@@ -17,8 +17,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 import bots.house
-from league.arena.house import house_version
 from league.arena.models import BotUpload, Game, Tournament, TournamentEntry
+from league.arena.uploads.house import house_version
 
 HOUSE = Path(bots.house.__file__).parent
 pytestmark = pytest.mark.slow

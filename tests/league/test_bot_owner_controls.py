@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from league.arena import versions
 from league.arena.models import Bot
+from league.arena.uploads import versions
 
 ROLES = ("anonymous", "owner", "other", "staff")
 
@@ -131,7 +131,7 @@ def test_a_rename_shows_at_once_on_the_ladder(client, alice, ace, django_capture
 
 
 def test_the_owner_sees_that_the_staff_disabled_the_bot(client, alice, ace):
-    from league.arena import bot_changes
+    from league.arena.uploads import changes as bot_changes
 
     bot_changes.disable([ace.bot], "copied from another team")
     client.force_login(alice)

@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from league.arena.house import house_version
 from league.arena.models import Match, RatingFit, Tournament, TournamentEntry
+from league.arena.uploads.house import house_version
 from tests.league.browser import NEEDS_CHROMIUM
 from tests.league.test_browser_pages import (
     LAPTOP,

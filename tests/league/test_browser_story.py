@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import bots.house
-from league.arena.house import house_version
 from league.arena.models import Bot, Game, Rating
+from league.arena.uploads.house import house_version
 from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, django_beside_playwright
 
 pytestmark = [

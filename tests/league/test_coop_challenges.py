@@ -10,7 +10,6 @@ from django.core.exceptions import ValidationError
 import bots.house
 from league.arena.coop import challenges
 from league.arena.coop import results as coop_results
-from league.arena.house import house_version
 from league.arena.ladder import refits
 from league.arena.models import (
     DealPair,
@@ -24,6 +23,7 @@ from league.arena.models import (
     SeasonStanding,
 )
 from league.arena.play import matches
+from league.arena.uploads.house import house_version
 from tests.league.coop_helpers import comparisons, figures, play_queued, replayed_results
 
 HOUSE = Path(bots.house.__file__).parent

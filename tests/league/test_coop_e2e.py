@@ -14,9 +14,9 @@ from django.urls import reverse
 import bots.house
 from league.arena.coop import challenges
 from league.arena.coop import leaderboards as coop_leaderboards
-from league.arena.house import house_version
 from league.arena.ladder import bradley_terry
 from league.arena.models import Bot, BotVersion, DealResult, Match, RatingFit, SeasonRating
+from league.arena.uploads.house import house_version
 from tests.league.coop_helpers import comparisons, figures, replayed_results
 
 HOUSE = Path(bots.house.__file__).parent

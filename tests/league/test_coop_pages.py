@@ -14,9 +14,9 @@ from django.urls import reverse
 import bots.house
 from league.arena.coop import challenges
 from league.arena.coop import leaderboards as coop_leaderboards
-from league.arena.house import house_version
 from league.arena.ladder import refits
 from league.arena.models import DealResult, Season
+from league.arena.uploads.house import house_version
 from tests.league.coop_helpers import figures, play_queued, replayed_results
 
 HOUSE = Path(bots.house.__file__).parent

@@ -14,10 +14,10 @@ from django.urls import reverse
 
 import bots.house
 import games
-from league.arena.house import house_version
 from league.arena.models import Game, Match, Tournament, TournamentEntry
 from league.arena.tournaments import coop as coop_tournaments
 from league.arena.tournaments import starting as tournaments
+from league.arena.uploads.house import house_version
 from tests.league.coop_helpers import figures, play_queued
 
 HOUSE = Path(bots.house.__file__).parent

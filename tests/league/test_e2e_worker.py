@@ -17,7 +17,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 import bots.house
-from league.arena.house import house_version
 from league.arena.ladder import refits
 from league.arena.models import (
     Bot,
@@ -30,6 +29,7 @@ from league.arena.models import (
 )
 from league.arena.play import results
 from league.arena.tasks import play_match
+from league.arena.uploads.house import house_version
 
 HOUSE = Path(bots.house.__file__).parent
 BROKEN = b"def play(observation):\n    raise KeyError('no such pile: p9.up')\n"

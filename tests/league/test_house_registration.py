@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bots.house import UnknownHouseBot, versions
-from league.arena.house import house_version
+from league.arena.uploads.house import house_version
 
 
 @pytest.mark.django_db

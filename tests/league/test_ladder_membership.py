@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from league.arena import bot_changes
 from league.arena.coop import challenges
 from league.arena.ladder import leaderboards, scheduling
 from league.arena.models import FACE_TO_FACE, Bot, BotVersion, Match, Rating, Tournament, TournamentEntry
 from league.arena.tournaments import starting as tournaments
-from league.arena.uploads import UploadRejected, add_version, inspect_upload
+from league.arena.uploads import changes as bot_changes
+from league.arena.uploads.intake import UploadRejected, add_version, inspect_upload
 from tests.api.conftest import genuine_log
 
 WAYS_OFF = ["retired", "disabled", "owner disabled"]
@@ -70,7 +70,7 @@ def test_a_bot_off_the_ladder_is_neither_scheduled_nor_listed_and_comes_back(thr
 
 
 def test_the_house_bots_stay_on_the_ladder_though_their_owner_never_logs_in(db):
-    from league.arena.house import house_version
+    from league.arena.uploads.house import house_version
 
     version = house_version("house:greedy")
     assert not version.bot.owner.is_active
@@ -188,7 +188,7 @@ def test_the_api_lists_it_as_off_the_ladder(three, client):
 
 @pytest.mark.parametrize("way", ["disabled", "owner disabled"])
 def test_the_staffs_disabling_holds_back_validations_until_enabled(three, way, sent):
-    from league.arena import validations
+    from league.arena.uploads import validation as validations
 
     ace, bee, _ = three
     upload = inspect_upload("bot.py", b"def play(observation):\n    return []\n# v2\n")

@@ -10,8 +10,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from league.arena import machinery
-from league.arena.house import house_version
 from league.arena.models import Match, RatingFit
+from league.arena.uploads.house import house_version
 from league.celery import app
 
 

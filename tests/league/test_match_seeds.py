@@ -8,7 +8,7 @@ from league.arena.ladder import scheduling
 from league.arena.lib import seeds
 from league.arena.models import Match, Tournament, TournamentEntry
 from league.arena.tournaments import starting as tournaments
-from league.arena.uploads import add_version, inspect_upload
+from league.arena.uploads.intake import add_version, inspect_upload
 
 LOOKS_RANDOM = re.compile(r"^[0-9a-f]{32}$")
 

@@ -57,7 +57,7 @@ def test_the_answer_is_the_same_for_an_unknown_address(client, carol):
 
 
 def test_a_disabled_account_gets_no_reset_mail(client, carol):
-    from league.arena import bot_changes
+    from league.arena.uploads import changes as bot_changes
 
     bot_changes.disable_users([carol])
     assert ask_reset(client, "carol@example.org").status_code == 302

@@ -2,9 +2,9 @@
 
 import pytest
 
-from league.arena.house import house_version
 from league.arena.models import Game, LogTampered, Match
 from league.arena.play import matches
+from league.arena.uploads.house import house_version
 
 
 @pytest.fixture

@@ -19,11 +19,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from bots.sandbox import seccomp
-from league.arena.house import house_version
 from league.arena.ladder import scheduling
 from league.arena.models import Bot, BotVersion, Game, Match, MatchEntry
 from league.arena.play import matches, results
-from league.arena.uploads import add_version, inspect_upload
+from league.arena.uploads.house import house_version
+from league.arena.uploads.intake import add_version, inspect_upload
 from tests.runner.poison_bots import EXCEPTION_MARKER, POISONS, STDERR_MARKER
 
 needs_sandbox = pytest.mark.skipif(

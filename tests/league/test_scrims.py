@@ -10,11 +10,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 import bots.house
-from league.arena import bot_changes, queue
-from league.arena.house import house_version
+from league.arena import queue
 from league.arena.models import Bot, Match, MatchRequest, PairResult, Rating, RatingFit
 from league.arena.play import matches
 from league.arena.scrims import requests as scrims
+from league.arena.uploads import changes as bot_changes
+from league.arena.uploads.house import house_version
 
 GREEDY = (Path(bots.house.__file__).parent / "greedy.py").read_bytes()
 

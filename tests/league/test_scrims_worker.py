@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 import bots.house
-from league.arena.house import house_version
 from league.arena.models import Game, Match, MatchRequest, PairResult, Rating
 from league.arena.play import matches
 from league.arena.scrims import requests as scrims
+from league.arena.uploads.house import house_version
 
 GREEDY = (Path(bots.house.__file__).parent / "greedy.py").read_bytes()
 

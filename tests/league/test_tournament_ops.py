@@ -11,12 +11,12 @@ from django.test import Client
 from django.urls import reverse
 
 import bots.match
-from league.arena import bot_changes
-from league.arena.house import house_version
 from league.arena.models import Game, Match, Tournament, TournamentEntry
 from league.arena.play import matches
 from league.arena.tournaments import ops as tournament_ops
 from league.arena.tournaments import starting as tournaments
+from league.arena.uploads import changes as bot_changes
+from league.arena.uploads.house import house_version
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 from bots.sandbox.unpack import BotPackageError, UnpackLimits, unpack_bot
 from league.arena.models import Match
 from league.arena.play.matches import match_spec
-from league.arena.uploads import UploadRejected, inspect_upload, upload_limits
+from league.arena.uploads.intake import UploadRejected, inspect_upload, upload_limits
 
 GOOD_BOT = b"def play(observation):\n    return []\n"
 

@@ -6,7 +6,7 @@ import zipfile
 
 import pytest
 
-from league.arena.uploads import UploadRejected, inspect_upload
+from league.arena.uploads.intake import UploadRejected, inspect_upload
 
 GOOD_BOT = b"def play(observation):\n    return []\n"
 

@@ -7,9 +7,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
-from league.arena import forms, versions
 from league.arena.models import Bot, BotUpload, BotVersion, Match, Tournament, TournamentEntry
-from league.arena.uploads import UploadRejected, add_version, inspect_upload
+from league.arena.uploads import forms, versions
+from league.arena.uploads.intake import UploadRejected, add_version, inspect_upload
 
 GOOD_BOT = b"def play(observation):\n    return []\n"
 

@@ -11,7 +11,7 @@ import bots.house
 from bots.sandbox import cgroups
 from league.arena.models import Bot, Match
 from league.arena.play import matches
-from league.arena.uploads import add_version, inspect_upload
+from league.arena.uploads.intake import add_version, inspect_upload
 
 GREEDY_SOURCE = (Path(bots.house.__file__).parent / "greedy.py").read_bytes()
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from league.arena import validations
 from league.arena.models import Bot, BotVersion, Match
-from league.arena.uploads import add_version, inspect_upload
+from league.arena.uploads import validation as validations
+from league.arena.uploads.intake import add_version, inspect_upload
 from league.celery import app
 
 GOOD_BOT = b"def play(observation):\n    return []\n"

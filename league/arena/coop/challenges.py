@@ -21,9 +21,9 @@ from django.db.models import Max
 from django.utils import timezone
 
 from league.arena import queue
-from league.arena.house import house_version
 from league.arena.lib import seeds
 from league.arena.models import COOP_GAMES, BotVersion, Match, ScheduleLock, Season
+from league.arena.uploads.house import house_version
 
 PENDING = [Match.Status.QUEUED, Match.Status.RUNNING]
 

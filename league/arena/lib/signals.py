@@ -6,7 +6,7 @@ Both are sent once the transaction that made the change commits (never for a cha
   changed (a version became active or failed validation, a bot was retired).
 - `tournament_changed(tournament_id=...)`: a tournament match was stored, or the tournament started or finished.
 - `validation_finished(owner_id=...)`: a version of the user's was judged (active or failed), so another of their
-  waiting versions may start its validation (league/arena/validations.py).
+  waiting versions may start its validation (league/arena/uploads/validation.py).
 """
 
 from __future__ import annotations

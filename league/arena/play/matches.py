@@ -31,7 +31,7 @@ from league.arena.ladder import refits
 from league.arena.lib import heartbeats, retrying, signals
 from league.arena.models import FORFEITS, BotUpload, BotVersion, Match
 from league.arena.play import results
-from league.arena.uploads import upload_limits
+from league.arena.uploads.intake import upload_limits
 
 log = logging.getLogger(__name__)
 

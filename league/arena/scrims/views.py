@@ -18,9 +18,9 @@ from django.views.decorators.http import require_POST
 
 from league.arena import bot_pages
 from league.arena.decorators import sees_private, with_bot
-from league.arena.forms import NewVersionForm
 from league.arena.models import COMPETITIVE_GAMES, Bot, MatchRequest
 from league.arena.scrims import requests as scrims
+from league.arena.uploads.forms import NewVersionForm
 
 RECENT_SHOWN = 10
 

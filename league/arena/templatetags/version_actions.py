@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from django import template
 
-from league.arena import versions
 from league.arena.models import BotVersion
+from league.arena.uploads import versions
 
 register = template.Library()
 

@@ -28,8 +28,8 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 from django.utils import timezone
 
-from league.arena.house import ensure_house_bots
 from league.arena.models import FACE_TO_FACE, Tournament, TournamentEntry
+from league.arena.uploads.house import ensure_house_bots
 from league.arena.workers import worker_command
 
 DEMO_TOURNAMENT = "Demo: house bots round robin"

@@ -20,10 +20,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from league.arena import validations
-from league.arena.house import HOUSE_USER
 from league.arena.lib import signals
 from league.arena.models import BOT_NAME_RULE, Bot, Match, TournamentEntry
+from league.arena.uploads import validation as validations
+from league.arena.uploads.house import HOUSE_USER
 
 DESCRIPTION_CHARS = Bot._meta.get_field("description").max_length
 REASON_CHARS = Bot._meta.get_field("disabled_reason").max_length

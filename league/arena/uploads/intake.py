@@ -5,7 +5,7 @@ not valid Python, each with a message naming what is wrong. `add_version` stores
 upload and its validation match in one transaction, so a failure leaves nothing behind.
 
 Quotas (settings ARENA_MAX_*): bots per user, versions kept per bot, bytes of kept uploads per user. A pruned
-version (its upload deleted by its owner, see league.arena.versions) counts towards none of them.
+version (its upload deleted by its owner, see league.arena.uploads.versions) counts towards none of them.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Sum
 
 from bots.sandbox.unpack import BotPackageError, UnpackLimits, check_archive
-from league.arena import validations
 from league.arena.models import Bot, BotUpload, BotVersion
+from league.arena.uploads import validation as validations
 
 MAX_FILENAME_CHARS = BotVersion._meta.get_field("filename").max_length
 

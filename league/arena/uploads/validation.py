@@ -15,9 +15,9 @@ from django.db.models import QuerySet
 from django.dispatch import receiver
 
 from league.arena import queue
-from league.arena.house import house_version
 from league.arena.lib import caching, seeds, signals
 from league.arena.models import Bot, BotVersion, Match, MatchEntry
+from league.arena.uploads.house import house_version
 
 UNFINISHED = [Match.Status.QUEUED, Match.Status.RUNNING]
 

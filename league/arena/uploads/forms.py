@@ -9,7 +9,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.core.files.uploadedfile import UploadedFile
 
 from league.arena.models import BOT_NAME_RULE, GAME_CHOICES, Bot
-from league.arena.uploads import InspectedUpload, UploadRejected, check_name_and_size, inspect_upload, name_taken
+from league.arena.uploads.intake import InspectedUpload, UploadRejected, check_name_and_size, inspect_upload, name_taken
 
 
 class SignupForm(UserCreationForm):

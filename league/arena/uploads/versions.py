@@ -15,8 +15,8 @@ from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.http import content_disposition_header
 
-from league.arena import validations
 from league.arena.models import Bot, BotUpload, BotVersion, Match, Tournament
+from league.arena.uploads import validation as validations
 
 
 class NotAllowed(ValueError):
