@@ -131,7 +131,7 @@ def main() -> None:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    from league.arena.workers import league_queues, worker_command
+    from league.arena.ops.workers import league_queues, worker_command
 
     worker_log = open(Path(data_dir) / "worker.log", "wb")
     worker = subprocess.Popen(

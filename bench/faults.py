@@ -39,7 +39,7 @@ import psycopg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from league.arena.workers import league_queues, worker_command  # noqa: E402
+from league.arena.ops.workers import league_queues, worker_command  # noqa: E402
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 QUEUE = "drill"

@@ -117,7 +117,7 @@ def run_once(args: argparse.Namespace, workers: int, mode: str, data_dir: Path, 
 def start_worker(concurrency: int, log_path: Path, *options: str) -> subprocess.Popen:
     """A Celery worker with `concurrency` pool processes on all the league's queues (see ARENA_QUEUE) and these
     further `options`, in its own session, logging to `log_path`; returns once it says it is ready."""
-    from league.arena.workers import league_queues, worker_command
+    from league.arena.ops.workers import league_queues, worker_command
 
     queue = os.environ["ARENA_QUEUE"]
     with open(log_path, "wb") as log:

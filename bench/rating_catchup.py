@@ -6,7 +6,7 @@
 Runs on the configured database (DATABASE_URL, PostgreSQL for real figures) and broker (CELERY_BROKER_URL). It
 registers `--bots` ladder bots (once; later runs reuse them), queues the matches as the scheduler would, then
 `--storers` processes claim and store them through the worker's own store path (`matches.store`, real logs of
-house-bot games), while a real Celery worker (`league.arena.workers.worker_command`) runs the coalesced refits.
+house-bot games), while a real Celery worker (`league.arena.ops.workers.worker_command`) runs the coalesced refits.
 A monitor polls `RatingFit` (written in the refit's own transaction, like the ratings the leaderboard shows).
 
 Printed: matches and games stored per second (sustained, first to last commit), the lag from each match's commit
@@ -155,7 +155,7 @@ def _monitor(game: str, stop: threading.Event, seen: list[tuple[float, int]]) ->
 def _start_worker(concurrency: int, log_path: Path) -> subprocess.Popen:
     from django.conf import settings
 
-    from league.arena.workers import league_queues, worker_command
+    from league.arena.ops.workers import league_queues, worker_command
 
     queues = league_queues(settings.CELERY_TASK_DEFAULT_QUEUE)
     command = worker_command(concurrency, "--queues", queues, "--pool", "prefork")

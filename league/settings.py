@@ -83,7 +83,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "league.arena.context.site",
+                "league.arena.site.context.site",
             ],
         },
     },
@@ -283,7 +283,7 @@ CELERY_BEAT_SCHEDULE = {
     "challenges": _every("schedule_challenges", env_int("ARENA_COOP_INTERVAL", 10, minimum=1)),
     "tournaments": _every("start_due_tournaments", 10),
     "scrims": _every("release_scrims", env_int("ARENA_SCRIM_INTERVAL", 10, minimum=1)),
-    # Everything a lost task would have done, re-derived from the database (league/arena/upkeep.py).
+    # Everything a lost task would have done, re-derived from the database (league/arena/ops/upkeep.py).
     "upkeep": _every("upkeep", env_int("ARENA_SWEEP_INTERVAL", 3, minimum=1)),
 }
 

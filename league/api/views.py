@@ -28,7 +28,6 @@ from league.api.permissions import IsBotOwnerOrReadOnly, visible_matches
 from league.api.ratings import rating_points
 from league.api.throttles import UploadThrottle
 from league.arena.coop import challenges
-from league.arena.decorators import sees_private
 from league.arena.ladder import leaderboards
 from league.arena.lib import caching
 from league.arena.models import (
@@ -43,6 +42,7 @@ from league.arena.models import (
     MatchEntry,
     Tournament,
 )
+from league.arena.site.decorators import sees_private
 from league.arena.tournaments import standings
 from league.arena.uploads import changes as bot_changes
 from league.arena.uploads import versions

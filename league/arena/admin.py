@@ -9,7 +9,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from league.arena import account_admin  # noqa: F401  (they register admins)
+from league.arena.accounts import admin as account_admin  # noqa: F401  (they register admins)
 from league.arena.coop import admin as coop_admin  # noqa: F401  (they register admins)
 from league.arena.models import Bot, BotVersion, Game, Match, MatchEntry, Rating
 from league.arena.tournaments import admin as tournament_admin  # noqa: F401  (they register admins)

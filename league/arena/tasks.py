@@ -13,10 +13,10 @@ import socket
 
 from celery import Task, shared_task
 
-from league.arena import upkeep
 from league.arena.coop import challenges
 from league.arena.ladder import refits, scheduling
 from league.arena.lib.retrying import ResilientTask
+from league.arena.ops import upkeep
 from league.arena.play import matches
 from league.arena.scrims import requests as scrims
 from league.arena.tournaments import starting as tournaments

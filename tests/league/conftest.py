@@ -27,7 +27,7 @@ from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from league.arena.workers import worker_command  # noqa: E402
+from league.arena.ops.workers import worker_command  # noqa: E402
 
 
 def pytest_sessionfinish(session, exitstatus):

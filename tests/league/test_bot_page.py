@@ -11,9 +11,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import strip_tags
 
-from league.arena import bot_pages
 from league.arena.ladder import history, refits
 from league.arena.models import Game, Rating, RatingFit, RatingPoint, SeatResult
+from league.arena.profiles import bot_page as bot_pages
 
 
 def page(client, bot, **params) -> str:

@@ -12,8 +12,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from league.arena import docs
 from league.arena.models import FACE_TO_FACE, Game, Rating, Tournament, TournamentEntry
+from league.arena.site import docs
 from league.arena.uploads import changes as bot_changes
 from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM
 

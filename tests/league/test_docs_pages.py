@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from league.arena import docs
+from league.arena.site import docs
 
 
 @pytest.mark.parametrize("page", docs.PAGES, ids=lambda page: page.slug)

@@ -14,10 +14,11 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 
-from league.arena import queue, tasks, upkeep
+from league.arena import queue, tasks
 from league.arena.ladder import refits
 from league.arena.lib import heartbeats, retrying
 from league.arena.models import Match, RatingFit, Tournament
+from league.arena.ops import upkeep
 from league.arena.play import matches
 from league.arena.tournaments import starting as tournaments
 from league.arena.uploads.house import house_version

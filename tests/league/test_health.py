@@ -7,7 +7,7 @@ import logging
 import pytest
 from django.db import OperationalError
 
-from league.arena import health
+from league.arena.ops import health
 
 
 @pytest.mark.django_db
@@ -27,7 +27,7 @@ class _Unreachable:
 
 def test_healthz_is_503_naming_the_failure_without_its_details(client, monkeypatch, caplog):
     monkeypatch.setattr(health, "connection", _Unreachable())
-    with caplog.at_level(logging.WARNING, logger="league.arena.health"):
+    with caplog.at_level(logging.WARNING, logger="league.arena.ops.health"):
         response = client.get("/healthz")
     assert response.status_code == 503
     assert response.content == b"database unavailable: OperationalError"

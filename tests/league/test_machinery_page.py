@@ -9,8 +9,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
-from league.arena import machinery
 from league.arena.models import Match, RatingFit
+from league.arena.ops import machinery
 from league.arena.uploads.house import house_version
 from league.celery import app
 

@@ -6,9 +6,12 @@ import pytest
 from django.urls import reverse
 from django.utils.html import strip_tags
 
-from league.arena import bot_pages, views
 from league.arena.models import Game, GameSeat, Match, MatchEntry, Rating, Tournament
+from league.arena.play import views as play_views
+from league.arena.profiles import bot_page as bot_pages
 from league.arena.templatetags.pages import page_links
+from league.arena.tournaments import views as tournament_views
+from league.arena.uploads import views as upload_views
 
 
 def rate(version, elo, games=10):
@@ -99,9 +102,9 @@ def test_the_tournament_list_is_paged(client, db):
     Tournament.objects.bulk_create([Tournament(name=f"Cup {k:02d}") for k in range(30)])
     url = reverse("tournaments")
     first = client.get(url).content.decode()
-    assert first.count("<tr>") == 1 + views.TOURNAMENTS_PER_PAGE and 'href="?page=2"' in first
+    assert first.count("<tr>") == 1 + tournament_views.TOURNAMENTS_PER_PAGE and 'href="?page=2"' in first
     second = client.get(url, {"page": 2}).content.decode()
-    assert second.count("<tr>") == 1 + 30 - views.TOURNAMENTS_PER_PAGE
+    assert second.count("<tr>") == 1 + 30 - tournament_views.TOURNAMENTS_PER_PAGE
     assert client.get(url, {"page": 3}).status_code == 404
 
 
@@ -127,12 +130,12 @@ def test_a_bot_page_shows_its_newest_versions_and_counts_the_rest(client, alice,
 
 
 def test_my_bots_are_paged_with_each_newest_version(client, alice, make_version):
-    for k in range(views.BOTS_PER_PAGE + 2):
+    for k in range(upload_views.BOTS_PER_PAGE + 2):
         make_version(alice, f"b{k:03d}")
     make_version(alice, "b000", status="validating")
     client.force_login(alice)
     first = client.get(reverse("my-bots")).content.decode()
-    assert first.count("<tr>") == 1 + views.BOTS_PER_PAGE
+    assert first.count("<tr>") == 1 + upload_views.BOTS_PER_PAGE
     assert re.search(r">b000</a></td>\s*<td>[^<]*</td>\s*<td>v2 ", first)
     assert '<span class="badge validating">' in first
     second = client.get(reverse("my-bots"), {"page": 2}).content.decode()
@@ -141,7 +144,7 @@ def test_my_bots_are_paged_with_each_newest_version(client, alice, make_version)
 
 def test_the_match_page_pages_its_games(client, alice, bob, make_version):
     a, b = make_version(alice, "alpha"), make_version(bob, "beta")
-    n = views.GAMES_PER_PAGE + 30
+    n = play_views.GAMES_PER_PAGE + 30
     match = Match.objects.create(kind="exhibition", game="face-to-face", games=n, seed="s", status="done")
     MatchEntry.objects.bulk_create(
         [MatchEntry(match=match, index=0, version=a), MatchEntry(match=match, index=1, version=b)]
@@ -155,8 +158,8 @@ def test_the_match_page_pages_its_games(client, alice, bob, make_version):
         GameSeat(game=game, seat=seat, version=version) for game in games for seat, version in enumerate((a, b))
     )
     first = client.get(reverse("match", args=[match.pk])).content.decode()
-    assert first.count("alice/alpha · bob/beta") == views.GAMES_PER_PAGE
-    assert f"Games 1 to {views.GAMES_PER_PAGE} of {n}" in first
+    assert first.count("alice/alpha · bob/beta") == play_views.GAMES_PER_PAGE
+    assert f"Games 1 to {play_views.GAMES_PER_PAGE} of {n}" in first
     second = client.get(reverse("match", args=[match.pk]), {"page": 2}).content.decode()
     assert second.count("alice/alpha · bob/beta") == 30 and f'<td class="num">{n}</td>' in second
     assert client.get(reverse("match", args=[match.pk]), {"page": 3}).status_code == 404

@@ -6,8 +6,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from league.arena import views
 from league.arena.ladder import refits
+from league.arena.ladder import views as ladder_views
 from league.arena.models import BotUpload, Game, Tournament, TournamentEntry
 
 # The most queries each page may run on a cold cache (an anonymous visitor; a logged-in one adds the session's 2).
@@ -59,7 +59,7 @@ def queries_per_page(client, pages: dict[str, str]) -> dict[str, int]:
 
 @pytest.fixture
 def small_ladder_pages(monkeypatch):
-    monkeypatch.setattr(views, "LADDER_PER_PAGE", 2)  # so that page 2 exists with 3 bots as with 30
+    monkeypatch.setattr(ladder_views, "LADDER_PER_PAGE", 2)  # so that page 2 exists with 3 bots as with 30
 
 
 def test_no_page_runs_more_queries_for_more_bots_games_or_entries(

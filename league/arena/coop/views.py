@@ -7,11 +7,12 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 
-from league.arena import views
 from league.arena.coop import challenges
 from league.arena.coop import leaderboards as coop_leaderboards
+from league.arena.ladder import views as ladder_views
 from league.arena.lib import caching
 from league.arena.models import COOP_GAMES, GAME_CHOICES, GAME_NAMES, Season
+from league.arena.site.pagination import page_number
 
 LADDER_PER_PAGE = 50
 
@@ -59,13 +60,13 @@ def leaderboard(request: HttpRequest, season: Season | None, players: int, numbe
 def ladder(request: HttpRequest, game: str) -> HttpResponse:
     """/ladder/<game>/: a co-op game's current season, solo; Face to Face's Elo ladder otherwise."""
     if game not in COOP_GAMES:
-        return views.leaderboard(request, game)
-    return leaderboard(request, challenges.current_season(game), 1, views.page_number(request), game)
+        return ladder_views.leaderboard(request, game)
+    return leaderboard(request, challenges.current_season(game), 1, page_number(request), game)
 
 
 def season_ladder(request: HttpRequest, season_id: int, players: int) -> HttpResponse:
     season = get_object_or_404(Season, pk=season_id)
-    return leaderboard(request, season, players, views.page_number(request), season.game)
+    return leaderboard(request, season, players, page_number(request), season.game)
 
 
 def season_page(request: HttpRequest, season_id: int) -> HttpResponse:

@@ -3,7 +3,7 @@
 A task that meets one of them waits and tries again in place (so the worker takes no other message meanwhile and
 an outage does not turn the whole queue into failures); after `IN_PLACE_SECONDS` it hands the message back to
 Celery to be retried later. Tasks are idempotent, so running one again is always safe, and should even that retry
-be lost (the broker down too), the upkeep (`league.arena.upkeep`) re-derives the lost work from the database.
+be lost (the broker down too), the upkeep (`league.arena.ops.upkeep`) re-derives the lost work from the database.
 """
 
 from __future__ import annotations

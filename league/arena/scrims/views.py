@@ -16,10 +16,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from league.arena import bot_pages
-from league.arena.decorators import sees_private, with_bot
 from league.arena.models import COMPETITIVE_GAMES, Bot, MatchRequest
+from league.arena.profiles import bot_page as bot_pages
 from league.arena.scrims import requests as scrims
+from league.arena.site.decorators import sees_private, with_bot
 from league.arena.uploads.forms import NewVersionForm
 
 RECENT_SHOWN = 10

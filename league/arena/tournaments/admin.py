@@ -17,9 +17,9 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html
 
 from league.arena.models import COMPETITIVE_GAMES, GAME_NAMES, Bot, Match, Tournament, TournamentEntry
+from league.arena.tournaments import actions as tournament_actions
 from league.arena.tournaments import ops as tournament_ops
 from league.arena.tournaments import starting as tournaments
-from league.arena.tournaments import views as tournament_views
 
 
 def _formats_of(game: str) -> list[Tournament.Format]:
@@ -164,7 +164,7 @@ class TournamentAdmin(admin.ModelAdmin):
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict | None = None
     ) -> HttpResponse:
         tournament = self.get_object(request, object_id)
-        actions = tournament_views.available_actions(tournament) if tournament else []
+        actions = tournament_actions.available_actions(tournament) if tournament else []
         return super().change_view(
             request, object_id, form_url, {**(extra_context or {}), "tournament_actions": actions}
         )

@@ -1,161 +1,134 @@
-"""Running a tournament from its own page: staff start, fill, open or close registration, cancel and re-run it
-(each through a confirmation page that POSTs), and owners enter their bots while registration is open.
-
-The same confirmation pages are linked from the tournament's admin page, so there is one way to do each.
-"""
+"""The tournament list, a tournament's page with its live part (status, progress, table) and its matches."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
-from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
-from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.db.models import Case, Count, F, Q, Sum, When
+from django.db.models.functions import Coalesce
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
 
-from league.arena.models import Bot, Match, Tournament
-from league.arena.tournaments import ops as tournament_ops
-from league.arena.tournaments import starting as tournaments
+from league.arena.lib import caching
+from league.arena.models import (
+    Bot,
+    Match,
+    MatchEntry,
+    Tournament,
+)
+from league.arena.play.views import _entries_with_bots
+from league.arena.site.pagination import paginate
+from league.arena.tournaments import actions, standings
+from league.arena.tournaments import coop as coop_tournaments
 
-DRAFT, RUNNING, FINISHED = Tournament.Status.DRAFT, Tournament.Status.RUNNING, Tournament.Status.FINISHED
-
-
-# Each runs one operation on the tournament with that id and says what it did (NotAllowed says why not).
-
-
-def _start(pk: int) -> str:
-    started = tournaments.start(pk)
-    if not started:
-        raise tournament_ops.NotAllowed("it had already started")
-    return f"started: {len(started)} matches queued"
+TOURNAMENTS_PER_PAGE = 25
+TOURNAMENT_MATCHES_PER_PAGE = 50
 
 
-def _open_registration(pk: int) -> str:
-    tournament_ops.set_registration(pk, True)
-    return "registration is open"
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    page = paginate(request, Tournament.objects.order_by("-created", "-pk"), TOURNAMENTS_PER_PAGE)
+    return render(request, "arena/tournaments.html", {"page": page})
 
 
-def _close_registration(pk: int) -> str:
-    tournament_ops.set_registration(pk, False)
-    return "registration is closed"
+def _tournament_table(tournament: Tournament) -> str:
+    left_out = []
+    if tournament.status != Tournament.Status.DRAFT:
+        left_out = tournament.entries.filter(version__isnull=True).select_related("bot__owner")
+    if tournament.is_coop:
+        coop = {"table": coop_tournaments.table(tournament), "left_out": left_out, "tournament": tournament}
+        return render_to_string("arena/_coop_tournament_table.html", coop)
+    return render_to_string(
+        "arena/_tournament_table.html",
+        {"table": standings.table(tournament), "left_out": left_out, "tournament": tournament},
+    )
 
 
 @dataclass(frozen=True)
-class Action:
-    name: str
-    label: str
-    explanation: str
-    applies: Callable[[Tournament], bool]
-    run: Callable[[int], str]
+class Progress:
+    """A tournament's games played of planned, and its matches by status."""
+
+    played: int
+    planned: int
+    queued: int
+    running: int
+    done: int
+    failed: int
+    cancelled: int
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.played / self.planned) if self.planned else 0
+
+    @property
+    def matches(self) -> int:
+        return self.queued + self.running + self.done + self.failed + self.cancelled
 
 
-ACTIONS = {
-    action.name: action
-    for action in (
-        Action(
-            "start",
-            "Start now",
-            "Each entrant's newest active version is frozen and every match is queued. Entrants without an "
-            "active version are left out.",
-            lambda t: t.status == DRAFT,
-            _start,
-        ),
-        Action(
-            "add-all",
-            "Add all active bots",
-            "Every bot of this game with an active version is entered (those already in stay).",
-            lambda t: t.status == DRAFT,
-            lambda pk: f"{tournament_ops.add_all_active(pk)} bots added",
-        ),
-        Action(
-            "open-registration",
-            "Open registration",
-            "Owners may enter their own active bots of this game from this page until the tournament starts.",
-            lambda t: t.status == DRAFT and not t.registration_open,
-            _open_registration,
-        ),
-        Action(
-            "close-registration",
-            "Close registration",
-            "Owners can no longer enter bots; the entrants so far stay.",
-            lambda t: t.registration_open,
-            _close_registration,
-        ),
-        Action(
-            "rerun-failed",
-            "Re-run failed matches",
-            "The matches that failed (they stored nothing) are queued again from the start.",
-            lambda t: t.status in (RUNNING, FINISHED) and t.matches.filter(status=Match.Status.FAILED).exists(),
-            lambda pk: f"{tournament_ops.rerun_failed(pk)} failed matches queued again",
-        ),
-        Action(
-            "cancel",
-            "Cancel the tournament",
-            "Queued matches are withdrawn, and a match being played is dropped when it ends: none of its games "
-            "are stored. Finished matches stay in the standings. This cannot be undone.",
-            lambda t: t.status in (DRAFT, RUNNING),
-            lambda pk: f"cancelled; {tournament_ops.cancel(pk)} matches withdrawn",
-        ),
+def tournament_progress(tournament: Tournament) -> Progress:
+    """Games played and planned and the matches in each status, in one aggregate query."""
+    by_status = {status: Count("pk", filter=Q(status=status)) for status in Match.Status.values}
+    totals = tournament.matches.aggregate(
+        planned=Coalesce(Sum("games"), 0),
+        played=Coalesce(Sum(Case(When(status=Match.Status.DONE, then=F("games")), default=F("games_done"))), 0),
+        **by_status,
     )
-}
+    return Progress(**totals)
 
 
-def available_actions(tournament: Tournament) -> list[Action]:
-    return [action for action in ACTIONS.values() if action.applies(tournament)]
-
-
-def _may_run(request: HttpRequest) -> bool:
-    return request.user.has_perm("arena.change_tournament")
-
-
-@staff_member_required
-def tournament_action(request: HttpRequest, tournament_id: int, action: str) -> HttpResponse:
-    """GET: what the action does and a button to confirm it; POST: do it, then back to the page it came from."""
-    tournament = get_object_or_404(Tournament, pk=tournament_id)
-    chosen = ACTIONS.get(action)
-    if chosen is None:
-        raise Http404(f"there is no tournament action {action!r}")
-    if not _may_run(request):
-        return HttpResponseForbidden("You may not change tournaments.")
-    back = request.GET.get("from") == "admin" or request.POST.get("from") == "admin"
-    back_url = reverse("admin:arena_tournament_change", args=[tournament.pk]) if back else tournament.get_absolute_url()
-    if request.method != "POST":
-        context = {"tournament": tournament, "action": chosen, "back_url": back_url, "from_admin": back}
-        return render(request, "arena/tournament_action.html", context)
-    try:
-        done = chosen.run(tournament.pk)
-    except (tournament_ops.NotAllowed, tournaments.TournamentError) as error:
-        messages.error(request, f"{chosen.label}: not done: {error}.")
+def _tournament_context(tournament: Tournament) -> dict:
+    context = {"tournament": tournament, "progress": tournament_progress(tournament)}
+    if tournament.status == Tournament.Status.DRAFT:
+        context["entries"] = tournament.entries.select_related("bot__owner").order_by("pk")
     else:
-        messages.success(request, f"{tournament.name}: {done}.")
-    return redirect(back_url)
+        context["table"] = caching.fragment(
+            f"tournament-table:{tournament.pk}:{tournament.status}",
+            caching.tournament_scope(tournament.pk),
+            lambda: _tournament_table(tournament),
+        )
+    return context
 
 
-def enterable_bots(request: HttpRequest, tournament: Tournament) -> list[Bot]:
-    """The user's bots they could enter in the tournament now (none unless registration is open)."""
-    if not (request.user.is_authenticated and tournament.registration_open and tournament.status == DRAFT):
-        return []
-    entered = tournament.entries.values("bot_id")
-    return list(tournament_ops.eligible_bots(tournament.game).filter(owner=request.user).exclude(pk__in=entered))
-
-
-@require_POST
-@login_required
-def enter_tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
+def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, pk=tournament_id)
-    raw = request.POST.get("bot", "")
-    bot = Bot.objects.filter(pk=int(raw), owner=request.user).first() if raw.isdigit() else None
-    if bot is None:
-        messages.error(request, "Choose one of your own bots to enter.")
-        return redirect(tournament)
+    context = _tournament_context(tournament)
+    context["enterable"] = actions.enterable_bots(request, tournament)
+    if request.user.has_perm("arena.change_tournament"):
+        context["staff_actions"] = actions.available_actions(tournament)
+    return render(request, "arena/tournament.html", context)
+
+
+def tournament_live(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The live part of the tournament page (status, countdown, progress, table), polled while it can change."""
+    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    return render(request, "arena/_standings.html", _tournament_context(tournament))
+
+
+def _bot_id(request: HttpRequest, name: str) -> int | None:
+    raw = request.GET.get(name)
+    if raw is None:
+        return None
     try:
-        tournament_ops.enter(tournament.pk, bot)
-    except tournament_ops.NotAllowed as error:
-        messages.error(request, f"{bot.name} was not entered: {error}.")
-    else:
-        messages.success(request, f"{bot.name} is entered in {tournament.name}.")
-    return redirect(tournament)
+        return int(raw)
+    except ValueError:
+        raise Http404(f"{name}={raw[:20]!r} is not a bot id") from None
+
+
+def tournament_matches(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """A tournament's matches, or one bot's (?bot=<id>), or one pairing's (?bot=<id>&vs=<id>)."""
+    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    bot_id, vs_id = _bot_id(request, "bot"), _bot_id(request, "vs")
+    matches = tournament.matches.order_by("pk")
+    for chosen in (bot_id, vs_id):
+        if chosen is not None:
+            entries = MatchEntry.objects.filter(match__tournament=tournament, version__bot_id=chosen)
+            matches = matches.filter(pk__in=entries.values("match_id"))
+    page = paginate(request, matches.prefetch_related(_entries_with_bots()), TOURNAMENT_MATCHES_PER_PAGE)
+    shown = {bot_id, vs_id} - {None}
+    named = Bot.objects.filter(pk__in=shown).select_related("owner").order_by("pk") if shown else []
+    bots = {bot.pk: bot for bot in named}
+    return render(
+        request,
+        "arena/tournament_matches.html",
+        {"tournament": tournament, "page": page, "bot": bots.get(bot_id), "vs": bots.get(vs_id)},
+    )

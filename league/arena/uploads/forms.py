@@ -1,22 +1,14 @@
-"""Sign-up and upload forms; an upload is checked in full while the form is validated."""
+"""Upload and bot forms; an upload is checked in full while the form is validated."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
 from django.core.files.uploadedfile import UploadedFile
 
 from league.arena.models import BOT_NAME_RULE, GAME_CHOICES, Bot
 from league.arena.uploads.intake import InspectedUpload, UploadRejected, check_name_and_size, inspect_upload, name_taken
-
-
-class SignupForm(UserCreationForm):
-    email = forms.EmailField(required=False, help_text="Optional; only used to reach you about your bots.")
-
-    class Meta(UserCreationForm.Meta):
-        fields = ("username", "email")
 
 
 class BotFileField(forms.FileField):

@@ -8,8 +8,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
-from league.arena.decorators import with_bot
 from league.arena.models import Bot
+from league.arena.site.decorators import with_bot
 from league.arena.uploads import versions
 
 

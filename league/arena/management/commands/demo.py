@@ -29,8 +29,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.utils import timezone
 
 from league.arena.models import FACE_TO_FACE, Tournament, TournamentEntry
+from league.arena.ops.workers import worker_command
 from league.arena.uploads.house import ensure_house_bots
-from league.arena.workers import worker_command
 
 DEMO_TOURNAMENT = "Demo: house bots round robin"
 SERVER_START_SECONDS = 120

@@ -18,7 +18,6 @@ from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 
-from league.arena.decorators import sees_private
 from league.arena.lib import caching
 from league.arena.models import (
     FORFEITS,
@@ -32,6 +31,7 @@ from league.arena.models import (
     RatingPoint,
     SeatResult,
 )
+from league.arena.site.decorators import sees_private
 
 VERSIONS_SHOWN = 50
 HISTORY_POINTS = 300

@@ -1,4 +1,4 @@
-"""The staff's machinery page (what it shows is gathered in league.arena.machinery)."""
+"""The staff's machinery page (what it shows is gathered in league.arena.ops.machinery)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from league.arena import machinery
+from league.arena.ops import machinery
 
 
 @staff_member_required

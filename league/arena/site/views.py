@@ -1,0 +1,62 @@
+"""The site's own pages: home (the Face to Face ladder's top, tournaments), the documentation and starter bots."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+
+from league.arena.ladder import leaderboards
+from league.arena.lib import caching
+from league.arena.models import (
+    FACE_TO_FACE,
+    GAME_CHOICES,
+    Tournament,
+)
+from league.arena.site import docs
+
+HOME_TOP = 5
+HOME_TOURNAMENTS = 5
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    top = caching.fragment(
+        "home-top",
+        caching.leaderboard_scope(FACE_TO_FACE),
+        lambda: render_to_string(
+            "arena/_top.html", {"rows": leaderboards.top(FACE_TO_FACE, HOME_TOP), "game_choices": GAME_CHOICES}
+        ),
+    )
+    started = Tournament.objects.exclude(status=Tournament.Status.DRAFT)
+    upcoming = Tournament.objects.filter(status=Tournament.Status.DRAFT, scheduled_at__isnull=False)
+    return render(
+        request,
+        "arena/home.html",
+        {
+            "top": top,
+            "tournaments": started[:HOME_TOURNAMENTS],
+            "upcoming": upcoming.order_by("scheduled_at")[:HOME_TOURNAMENTS],
+        },
+    )
+
+
+def docs_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "arena/docs_index.html", {"pages": docs.PAGES, "starters": docs.starters()})
+
+
+def doc_page(request: HttpRequest, slug: str) -> HttpResponse:
+    page = docs.BY_SLUG.get(slug)
+    html = docs.page_html(page) if page else None
+    if html is None:
+        raise Http404(f"no documentation page called {slug}")
+    return render(request, "arena/doc.html", {"page": page, "html": html, "pages": docs.PAGES})
+
+
+def starter(request: HttpRequest, name: str) -> HttpResponse:
+    """A starter bot's source as a download."""
+    source = docs.starter_source(name)
+    if source is None:
+        raise Http404(f"no starter bot called {name}")
+    response = HttpResponse(source, content_type="text/x-python; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
