@@ -67,7 +67,7 @@ for i in range(count):
     bot.refresh_active_version()
     TournamentEntry.objects.create(tournament=tournament, bot=bot)
 """
-START = "import django; django.setup(); from league.arena import tournaments; tournaments.start(1)"
+START = "import django; django.setup(); from league.arena.tournaments import starting; starting.start(1)"
 
 
 def free_port() -> int:

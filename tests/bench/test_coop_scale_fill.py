@@ -17,7 +17,7 @@ DATABASE = f"arena_coop_fill_test_{os.getpid()}"
 CHECK = """
 import django
 django.setup()
-from league.arena import coop_rebuild
+from league.arena.coop import rebuild as coop_rebuild
 from league.arena.models import DealPair, DealResult, Game, SeasonRating, SeasonStanding
 
 for game in Game.objects.filter(game="the-game").iterator(chunk_size=500):

@@ -30,7 +30,8 @@ BROKER = BROKER if BROKER.startswith("redis://") else "redis://127.0.0.1:6379/15
 CHECK = """
 import django
 django.setup()
-from league.arena import refits, results
+from league.arena.ladder import refits
+from league.arena.play import results
 from league.arena.models import COMPETITIVE_GAMES, Bot, Game, GameSeat, MatchEntry, PairResult, Rating, SeatResult
 
 games = Game.objects.count()
