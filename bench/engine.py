@@ -1,11 +1,11 @@
 """Engine benchmarks for issue 2: throughput, and the house experts' strength and speed.
 
-    python bench/engine.py                 # everything, at the issue's sizes (takes a while)
-    python bench/engine.py --only speed    # Face to Face random vs random games per second
-    python bench/engine.py --only cli      # the same through `python -m bots play`, process start included
-    python bench/engine.py --only cli --compare /work/main   # ... and the CLI of another checkout, side by side
-    python bench/engine.py --games 1000    # smaller strength runs
-    python bench/engine.py --jobs 2        # the strength runs on two processes (the same seeded games)
+    python -m bench.engine                 # everything, at the issue's sizes (takes a while)
+    python -m bench.engine --only speed    # Face to Face random vs random games per second
+    python -m bench.engine --only cli      # the same through `python -m bots play`, process start included
+    python -m bench.engine --only cli --compare /work/main   # ... and the CLI of another checkout, side by side
+    python -m bench.engine --games 1000    # smaller strength runs
+    python -m bench.engine --jobs 2        # the strength runs on two processes (the same seeded games)
 
 Throughput runs on one core in this process with logging on: every game builds its full log and
 serialises it to JSON (games.dumps_log), as the match runner does. The CLI figures are the games of one
@@ -29,11 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import games  # noqa: E402
-from bots.house import load_house_bot  # noqa: E402
-from bots.summary import wilson_interval  # noqa: E402
+import games
+from bots.house import load_house_bot
+from bots.summary import wilson_interval
 
 ROOT = Path(__file__).resolve().parent.parent
 

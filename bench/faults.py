@@ -1,7 +1,7 @@
 """Fault drill: one tournament played clean and under each fault, on services of its own; prints times and ratios.
 
-    python bench/faults.py                                   # the clean run, then every fault
-    python bench/faults.py --faults kill-worker,restart-redis --bots 16 --games 10
+    python -m bench.faults                                   # the clean run, then every fault
+    python -m bench.faults --faults kill-worker,restart-redis --bots 16 --games 10
 
 Each run gets a fresh copy of a migrated database on a PostgreSQL started here (initdb into a temporary folder,
 on a free port), an empty Redis started here, two Celery workers with different names and a beat, all with the
@@ -36,10 +36,9 @@ from pathlib import Path
 
 import psycopg
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from league.arena.workers import league_queues, worker_command
 
-from league.arena.workers import league_queues, worker_command  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 QUEUE = "drill"

@@ -1,7 +1,7 @@
 """Benchmark: store rated matches as fast as the database takes them and time how far the ratings lag behind.
 
-    python bench/rating_catchup.py                                  # 1,000 bots, 5,000 matches of 10 games, 4 storers
-    python bench/rating_catchup.py --bots 1000 --matches 5000 --storers 4 --repeat 3
+    python -m bench.rating_catchup                                  # 1,000 bots, 5,000 matches of 10 games, 4 storers
+    python -m bench.rating_catchup --bots 1000 --matches 5000 --storers 4 --repeat 3
 
 Runs on the configured database (DATABASE_URL, PostgreSQL for real figures) and broker (CELERY_BROKER_URL). It
 registers `--bots` ladder bots (once; later runs reuse them), queues the matches as the scheduler would, then
@@ -26,7 +26,6 @@ import random
 import resource
 import statistics
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -41,7 +40,6 @@ def setup_django(queue_name: str) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
     os.environ["ARENA_QUEUE"] = queue_name
     os.environ.setdefault("LOG_LEVEL", "WARNING")
-    sys.path.insert(0, str(ROOT))
     import django
 
     django.setup()

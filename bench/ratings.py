@@ -1,7 +1,7 @@
 """Rating refit benchmark for issue 4: seconds to refit every Elo from scratch.
 
-    python bench/ratings.py                  # the issue's size (1,000 versions x 1,000,000 games) and others
-    python bench/ratings.py --quick          # only the uniform-opponent runs up to 1,000 versions (~15 s)
+    python -m bench.ratings                  # the issue's size (1,000 versions x 1,000,000 games) and others
+    python -m bench.ratings --quick          # only the uniform-opponent runs up to 1,000 versions (~15 s)
 
 Synthetic ladder: versions with normal strengths (sd 1 nat, about 170 Elo), opponents drawn uniformly
 (or, for "chain", among the 10 next-stronger versions, as closest-rating pairing does), every game won
@@ -18,16 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from league.ratings import fit_counts, fit_ratings  # noqa: E402
+from league.ratings import fit_counts, fit_ratings
 
 TARGET = (1_000, 1_000_000)
 TARGET_SECONDS = 5.0

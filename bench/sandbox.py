@@ -1,14 +1,14 @@
 """Sandbox benchmarks for issue 3: start-up latency, turn round trip, and match throughput.
 
-    python bench/sandbox.py                  # all three, at the issue's sizes
-    python bench/sandbox.py --only startup   # sandbox start to first reply (bar: <= 100 ms)
-    python bench/sandbox.py --only roundtrip # median turn round trip, bot thinking excluded (bar: <= 200 us)
-    python bench/sandbox.py --only match     # sandboxed vs in-process greedy games/s (bar: >= 25 %)
-    python bench/sandbox.py --only boot      # a match's two sandboxes: launched together, started, closed
-    python bench/sandbox.py --only tripcpu   # CPU per round trip, runner and sandbox, beside a bare pipe's
-    python bench/sandbox.py --only think     # the same for bots that think 0, 50 and 200 us a turn
-    python bench/sandbox.py --only pairs     # CPU per game of each house pairing, sandboxed and in-process
-    python bench/sandbox.py --json           # the figures as JSON
+    python -m bench.sandbox                  # all three, at the issue's sizes
+    python -m bench.sandbox --only startup   # sandbox start to first reply (bar: <= 100 ms)
+    python -m bench.sandbox --only roundtrip # median turn round trip, bot thinking excluded (bar: <= 200 us)
+    python -m bench.sandbox --only match     # sandboxed vs in-process greedy games/s (bar: >= 25 %)
+    python -m bench.sandbox --only boot      # a match's two sandboxes: launched together, started, closed
+    python -m bench.sandbox --only tripcpu   # CPU per round trip, runner and sandbox, beside a bare pipe's
+    python -m bench.sandbox --only think     # the same for bots that think 0, 50 and 200 us a turn
+    python -m bench.sandbox --only pairs     # CPU per game of each house pairing, sandboxed and in-process
+    python -m bench.sandbox --json           # the figures as JSON
 
 Start-up is timed from SandboxedPlayer.start() (bwrap spawned) to the harness's reply to hello, with the bot
 imported; the first start of the process is a warm-up and not counted (it builds the seccomp program and
@@ -35,16 +35,13 @@ import os
 import resource
 import select
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import games  # noqa: E402
-from bots.match import BotSpec, MatchSpec, TimeControl, run_match  # noqa: E402
-from bots.sandbox import SandboxedPlayer, forkserver  # noqa: E402
+import games
+from bots.match import BotSpec, MatchSpec, TimeControl, run_match
+from bots.sandbox import SandboxedPlayer, forkserver
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = REPO / "bots" / "house" / "greedy.py"

@@ -1,8 +1,8 @@
 """Stopping sandboxes between their turns (bots/sandbox/pause.py): what a turn costs, and what it buys an opponent.
 
-    python bench/sandbox_pause.py                 # both
-    python bench/sandbox_pause.py --only cost     # per-turn cost of a turn (request, reply, stop), instant bot
-    python bench/sandbox_pause.py --only share    # an opponent's CPU share on a core shared with a hostile bot
+    python -m bench.sandbox_pause                 # both
+    python -m bench.sandbox_pause --only cost     # per-turn cost of a turn (request, reply, stop), instant bot
+    python -m bench.sandbox_pause --only share    # an opponent's CPU share on a core shared with a hostile bot
 
 cost: an instant bot answers --turns requests, stopping itself after each (the harness does, harness.py); per
 turn: the runner's wall time (request and continue, reply, the stop seen), the turn time the bot is charged, and
@@ -23,14 +23,11 @@ import os
 import resource
 import signal
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bots.sandbox import SandboxedPlayer  # noqa: E402
+from bots.sandbox import SandboxedPlayer
 
 INSTANT = "TURN = {'plays': []}\ndef play(observation):\n    return TURN\n"
 IDLE = INSTANT

@@ -1,8 +1,8 @@
 """Benchmark: the league at scale. Fill PostgreSQL in bulk, serve it with gunicorn, time its pages.
 
-    python bench/scale.py --bots 1000 --games 1000000            # the issue's size (fill <= 10 minutes)
-    python bench/scale.py --bots 1000 --games 1000000 --reuse    # measure again without refilling
-    python bench/scale.py --bots 20 --games 2000 --seconds 2     # a quick look
+    python -m bench.scale --bots 1000 --games 1000000            # the issue's size (fill <= 10 minutes)
+    python -m bench.scale --bots 1000 --games 1000000 --reuse    # measure again without refilling
+    python -m bench.scale --bots 20 --games 2000 --seconds 2     # a quick look
 
 1. Fill: a fresh database (--database, dropped and created) is migrated by Django, then every table is
    loaded with COPY from a seeded plan (bench/scale_plan.py): owners, bots, versions (some failed),
@@ -34,8 +34,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bench import harness
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # before bench/, whose league.py would shadow the league package
 
 MARKER_TABLE = "scale_bench_fill"
 FILL_ORDER = (
@@ -107,10 +108,6 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not a positive number")
     return value
-
-
-def loadavg() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def configure(args: argparse.Namespace) -> dict[str, str]:
@@ -199,11 +196,10 @@ def record_fill(parameters: dict[str, Any], figures: dict[str, Any]) -> None:
 
 # --- the fill -------------------------------------------------------------------------------------
 def fill(args: argparse.Namespace) -> dict[str, Any]:
-    import scale_logs
-    import scale_plan
     from django.apps import apps
     from django.conf import settings
 
+    from bench import scale_logs, scale_plan
     from league.arena.house import house_sha256
 
     began = time.perf_counter()
@@ -228,17 +224,18 @@ def fill(args: argparse.Namespace) -> dict[str, Any]:
         "tournament": plan.big_tournament,
         "match": plan.sample_match,
         "game": plan.sample_game,
-        "load": loadavg(),
+        "load": harness.loadavg(),
     }
     return figures
 
 
 def copy_plan(plan: Any) -> int:
     """COPY every planned table in one transaction, indexes and constraints built once at the end; rows copied."""
-    import scale_copy
     from django.apps import apps
     from django.core.management.color import no_style
     from django.db import connection, transaction
+
+    from bench import scale_copy
 
     rows = 0
     began = time.perf_counter()
@@ -360,7 +357,7 @@ def verdict(ok: bool) -> str:
 def measure_pages(args: argparse.Namespace, env: dict[str, str], figures: dict[str, Any], title: str) -> dict[str, Any]:
     """Every page timed in --rounds interleaved rounds (load on a shared machine comes and goes); per page, the
     round with the median p95 stands for it."""
-    import scale_http
+    from bench import scale_http
 
     work = Path(env["ARENA_DATA_DIR"]).parent
     measured: dict[str, list[Any]] = {}
@@ -369,7 +366,7 @@ def measure_pages(args: argparse.Namespace, env: dict[str, str], figures: dict[s
         meter = scale_http.CpuMeter(server, lambda: database_backends(args))
         print(f"\npages, {title} (gunicorn, {args.web_workers} workers):")
         for round_number in range(1, args.rounds + 1):
-            print(f" round {round_number} of {args.rounds} (load {loadavg()})", flush=True)
+            print(f" round {round_number} of {args.rounds} (load {harness.loadavg()})", flush=True)
             for name, path in [*pages(figures), ("concurrent", "/ladder/face-to-face/")]:
                 clients = args.clients if name == "concurrent" else 1
                 timing = scale_http.measure(
@@ -380,7 +377,7 @@ def measure_pages(args: argparse.Namespace, env: dict[str, str], figures: dict[s
                 print(timing.line(crowd_label if name == "concurrent" else name) + note, flush=True)
     results = {name: median_round(timings) for name, timings in measured.items()}
     if args.rounds > 1:
-        print(f" over {args.rounds} rounds (load {loadavg()}):")
+        print(f" over {args.rounds} rounds (load {harness.loadavg()}):")
         for name, timings in measured.items():
             p95s = sorted(timing.p95 for timing in timings if timing.count)
             if p95s:
@@ -423,7 +420,7 @@ def page_goals(results: dict[str, Any], clients: int) -> list[tuple[str, bool | 
 
 
 def explain_misses(results: dict[str, Any], figures: dict[str, Any]) -> None:
-    import scale_explain
+    from bench import scale_explain
 
     for name, path in pages(figures):
         timing = results.get(name)
@@ -438,8 +435,7 @@ def catchup(args: argparse.Namespace) -> tuple[list[tuple[str, bool | None, str]
 
     The matches it stores stay in the database (a --reuse run measures the pages over them too).
     """
-    import rating_catchup
-
+    from bench import rating_catchup
     from league.arena.models import FACE_TO_FACE
 
     try:
@@ -459,7 +455,7 @@ def catchup(args: argparse.Namespace) -> tuple[list[tuple[str, bool | None, str]
     rate, lag = flat_out["matches_per_second"], paced["lag_max"]
     line = (
         f"rating catch-up, flat out: {_catchup_line(flat_out)}; caught up {flat_out['catch_up']:.2f} s after the "
-        f"last\nrating lag at {RATED_RATE_GOAL:g} matches/s: {_catchup_line(paced)} (load {loadavg()})"
+        f"last\nrating lag at {RATED_RATE_GOAL:g} matches/s: {_catchup_line(paced)} (load {harness.loadavg()})"
     )
     return [
         (
@@ -508,7 +504,7 @@ def main(argv: list[str] | None = None) -> int:
             connection.close()
             recreate_database(args)
             call_command("migrate", interactive=False, verbosity=0)
-        print(f"filling {args.database}: {args.bots} bots, {args.games} games (load {loadavg()})", flush=True)
+        print(f"filling {args.database}: {args.bots} bots, {args.games} games (load {harness.loadavg()})", flush=True)
         figures = fill(args)
         record_fill(parameters, figures)
     print(
@@ -545,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
     crowd = results.get("concurrent")
     if crowd is not None and crowd.count:
         summary += f"; ladder x{args.clients}: {crowd.rate:.0f} req/s p95 {crowd.p95:.0f}"
-    print(f"p95 ms: {summary or 'pages not measured'} (load {loadavg()})")
+    print(f"p95 ms: {summary or 'pages not measured'} (load {harness.loadavg()})")
     return 0
 
 

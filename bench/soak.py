@@ -1,9 +1,9 @@
 """Soak: many sandboxed games through Celery, watching the worker for leaks of files, processes and memory.
 
-    python bench/soak.py                                  # 10,000 games, 2 worker processes, PostgreSQL + Redis
-    python bench/soak.py --games 300 --match-games 10     # a short run
+    python -m bench.soak                                  # 10,000 games, 2 worker processes, PostgreSQL + Redis
+    python -m bench.soak --games 300 --match-games 10     # a short run
 
-The league is set up as bench/league.py --sandboxed does (a fresh PostgreSQL database, uploaded copies of
+The league is set up as bench/tournament_throughput.py --sandboxed does (a fresh PostgreSQL database, uploaded copies of
 house bots validated like any upload, one Celery worker on a queue of its own, DEBUG off), then `--games` games are
 queued as unrated exhibition matches of `--match-games` games each, cycling over the pairs of bots, so that
 sandboxes are started and stopped at every match. Every `--every` seconds the worker is sampled: open file
@@ -23,32 +23,17 @@ The last line is JSON, for tests.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import itertools
 import json
 import os
 import secrets
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-
-def _league_bench() -> ModuleType:
-    """bench/league.py (the sandboxed league's set-up), under a name that leaves `league` to the Django project."""
-    spec = importlib.util.spec_from_file_location("league_bench", ROOT / "bench" / "league.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-league_bench = _league_bench()
+from bench import harness
 
 # Each sandbox is bwrap and the bot's harness, and bwrap may keep a parent of the namespace beside them.
 PROCESSES_PER_SANDBOX = 4  # bwrap, its child held before its exec, the fork server's monitor and the harness
@@ -188,11 +173,11 @@ def soak(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
     from league.arena.models import FORFEITS, Game, Match
 
     call_command("migrate", interactive=False, verbosity=0)
-    bots = league_bench.uploaded_participants(args.house.split(","), args.bots)
+    bots = harness.uploaded_participants(args.house.split(","), args.bots)
     log_path = data_dir / "worker.log"
-    worker = league_bench.start_worker(args.workers, log_path)
+    worker = harness.start_worker(args.workers, log_path)
     try:
-        league_bench.await_validation(bots, worker, log_path, args.timeout)
+        harness.await_validation(bots, worker, log_path, args.timeout)
         started = time.monotonic()
         idle_before = sample(worker.pid, 0, started)
         matches = queue_matches(bots, args.games, args.match_games)
@@ -217,9 +202,9 @@ def soak(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
         elapsed = time.monotonic() - started
         time.sleep(2)  # the last match's sandboxes are reaped as it is stored; give the pool a moment
         idle_after = sample(worker.pid, games, started)
-        cpu = league_bench.tree_cpu_seconds(worker.pid)
+        cpu = harness.tree_cpu_seconds(worker.pid)
     finally:
-        league_bench.stop_worker(worker)
+        harness.stop_worker(worker)
     failed = exhibitions.filter(status=Match.Status.FAILED).count()
     forfeits = Game.objects.filter(match__kind=Match.Kind.EXHIBITION, termination__in=FORFEITS).count()
     report = judge(samples, idle_before, idle_after, args)
@@ -285,14 +270,14 @@ def main() -> None:
         flush=True,
     )
     with tempfile.TemporaryDirectory(prefix="arena-soak-") as data_dir:
-        url = league_bench.fresh_postgres(args.database_url, f"arena_soak_{os.getpid()}")
+        url = harness.fresh_postgres(args.database_url, f"arena_soak_{os.getpid()}")
         try:
             result = soak(args, Path(data_dir), url)
         finally:
             from django.db import connections
 
             connections.close_all()
-            league_bench.drop_postgres(url)
+            harness.drop_postgres(url)
     print(describe(result))
     print(json.dumps(result))
 

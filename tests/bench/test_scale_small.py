@@ -75,7 +75,7 @@ def free_port() -> int:
 
 def run_bench(*extra: str) -> str:
     command = [
-        sys.executable, "bench/scale.py", "--bots", "20", "--games", "2000", "--logs", "600",
+        sys.executable, "-m", "bench.scale", "--bots", "20", "--games", "2000", "--logs", "600",
         "--database", DATABASE, "--postgres", SERVER, "--port", str(free_port()),
         "--seconds", "1", "--requests", "10", "--rounds", "1", "--clients", "2",
         "--catchup-matches", "30", "--paced-seconds", "2", "--storers", "2", "--broker", BROKER, *extra,

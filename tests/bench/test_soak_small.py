@@ -38,7 +38,7 @@ def reachable(url: str, port: int) -> bool:
 @pytest.mark.skipif(not reachable(BROKER, 6379), reason="needs Redis (the workers' broker)")
 def test_300_sandboxed_games_leak_no_files_processes_or_memory():
     command = [
-        sys.executable, "bench/soak.py", "--games", "300", "--match-games", "10", "--every", "0.2",
+        sys.executable, "-m", "bench.soak", "--games", "300", "--match-games", "10", "--every", "0.2",
         "--database-url", f"{SERVER}/arena_soak", "--broker-url", BROKER,
     ]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)

@@ -1,9 +1,9 @@
 """Benchmark: a double round robin of house bots played through Celery workers.
 
-    python bench/league.py                       # PostgreSQL + Redis on 127.0.0.1 (production set-up)
-    python bench/league.py --embedded            # SQLite + the filesystem broker (the demo set-up)
-    python bench/league.py --bots 10 --games 100 --workers 1,2 --house random,greedy
-    python bench/league.py --sandboxed --games 10 --workers 2 --repeat 3
+    python -m bench.tournament_throughput               # PostgreSQL + Redis on 127.0.0.1 (production set-up)
+    python -m bench.tournament_throughput --embedded    # SQLite + the filesystem broker (the demo set-up)
+    python -m bench.tournament_throughput --bots 10 --games 100 --workers 1,2 --house random,greedy
+    python -m bench.tournament_throughput --sandboxed --games 10 --workers 2 --repeat 3
 
 Each run gets a fresh database and queue, registers `--bots` ladder members cycling over the
 `--house` bots, starts a tournament (all its matches queued at once) and times it until the last
@@ -25,14 +25,24 @@ import argparse
 import json
 import os
 import resource
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
+
+from bench.harness import (
+    await_validation,
+    drop_postgres,
+    fresh_postgres,
+    house_participants,
+    start_worker,
+    stop_worker,
+    tree_cpu_seconds,
+    uploaded_participants,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 MODES = ("in-process", "sandboxed")
@@ -54,7 +64,6 @@ def run_once(args: argparse.Namespace, workers: int, mode: str, data_dir: Path, 
         os.environ["CELERY_BROKER_URL"] = args.broker_url
     else:
         os.environ.pop("CELERY_BROKER_URL", None)  # the embedded default: a filesystem broker in data_dir
-    sys.path.insert(0, str(ROOT))
     import django
 
     django.setup()
@@ -114,158 +123,12 @@ def run_once(args: argparse.Namespace, workers: int, mode: str, data_dir: Path, 
     }
 
 
-def start_worker(concurrency: int, log_path: Path, *options: str) -> subprocess.Popen:
-    """A Celery worker with `concurrency` pool processes on all the league's queues (see ARENA_QUEUE) and these
-    further `options`, in its own session, logging to `log_path`; returns once it says it is ready."""
-    from league.arena.workers import league_queues, worker_command
-
-    queue = os.environ["ARENA_QUEUE"]
-    with open(log_path, "wb") as log:
-        worker = subprocess.Popen(
-            worker_command(concurrency, "--queues", league_queues(queue), *options),
-            cwd=ROOT,
-            env=dict(os.environ),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    deadline = time.monotonic() + 60
-    while b" ready." not in log_path.read_bytes():
-        if worker.poll() is not None or time.monotonic() > deadline:
-            stop_worker(worker)
-            raise SystemExit(f"the worker did not start:\n{log_path.read_text()[-3000:]}")
-        time.sleep(0.2)
-    return worker
-
-
-def stop_worker(worker: subprocess.Popen) -> None:
-    """Stop the worker and everything in its session (sandboxes included), and reap it."""
-    worker.send_signal(signal.SIGQUIT)
-    try:
-        worker.wait(20)
-    except subprocess.TimeoutExpired:
-        pass
-    try:
-        os.killpg(worker.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    worker.wait()
-
-
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU seconds used so far by a process, its children, and the children they have reaped (sandboxes)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    children: dict[int, list[int]] = {}
-    stats: dict[int, list[str]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            stats[int(entry)] = fields
-            children.setdefault(int(fields[1]), []).append(int(entry))
-    total, todo = 0, [pid]
-    while todo:
-        current = todo.pop()
-        if current in stats:
-            total += sum(int(value) for value in stats[current][11:15])  # utime stime cutime cstime
-        todo += children.get(current, [])
-    return total / ticks
-
-
-def house_participants(refs: list[str], count: int) -> list:
-    """`count` ladder bots cycling over the house bots `refs`, played in the worker's own process."""
-    from django.contrib.auth import get_user_model
-
-    from bots.house import HOUSE_BOTS
-    from league.arena.house import house_sha256
-    from league.arena.models import Bot, BotVersion
-
-    unknown = [ref for ref in refs if ref not in HOUSE_BOTS]
-    if unknown:
-        raise SystemExit(f"unknown house bots: {', '.join(unknown)}; known: {', '.join(sorted(HOUSE_BOTS))}")
-    owner = get_user_model().objects.create(username="bench")
-    bots = []
-    for i in range(count):
-        name = refs[i % len(refs)]
-        bot = Bot.objects.create(owner=owner, name=f"{name}-{i}", house_ref=f"house:{name}")
-        BotVersion.objects.create(bot=bot, number=1, sha256=house_sha256(name), kind="house", status="active")
-        if hasattr(bot, "refresh_active_version"):  # where the bot row keeps its ladder version (main)
-            bot.refresh_active_version()
-        bots.append(bot)
-    return bots
-
-
-def uploaded_participants(refs: list[str], count: int) -> list:
-    """`count` bots whose versions are uploads of the house bots' source files, queued for validation."""
-    import importlib.util
-
-    from django.contrib.auth import get_user_model
-
-    from bots.house import HOUSE_BOTS, house_module
-    from league.arena.models import Bot
-    from league.arena.uploads import UploadRejected, add_version, inspect_upload
-
-    unknown = [ref for ref in refs if ref not in HOUSE_BOTS]
-    if unknown:
-        raise SystemExit(f"unknown house bots: {', '.join(unknown)}; known: {', '.join(sorted(HOUSE_BOTS))}")
-    owner = get_user_model().objects.create(username="bench")
-    bots = []
-    for i in range(count):
-        name = refs[i % len(refs)]
-        source = Path(importlib.util.find_spec(house_module(name)).origin)
-        bot = Bot.objects.create(owner=owner, name=f"{name}-{i}")
-        try:
-            add_version(bot, inspect_upload(f"{name}.py", source.read_bytes()))
-        except UploadRejected as error:
-            raise SystemExit(f"the house bot {name} cannot be uploaded: {error}") from None
-        bots.append(bot)
-    return bots
-
-
-def await_validation(bots: list, worker: subprocess.Popen, log_path: Path, timeout: float) -> None:
-    """Wait until every uploaded version has passed its validation games (played by `worker`)."""
-    from league.arena.models import BotVersion
-
-    versions = BotVersion.objects.filter(bot__in=bots)
-    deadline = time.monotonic() + timeout
-    while versions.filter(status=BotVersion.Status.VALIDATING).exists():
-        if worker.poll() is not None:
-            raise SystemExit(f"the worker died:\n{log_path.read_text()[-3000:]}")
-        if time.monotonic() > deadline:
-            raise SystemExit(f"uploads not validated after {timeout} s")
-        time.sleep(0.1)
-    failed = versions.filter(status=BotVersion.Status.FAILED).first()
-    if failed is not None:
-        raise SystemExit(f"the upload {failed.bot.name} failed validation: {failed.failure_reason}")
-
-
 def forfeited_games(tournament) -> int:
     """Games of the tournament that a bot lost by failing (crash, timeout...): none is expected here."""
     from league.arena.matches import FORFEITS
     from league.arena.models import Game
 
     return Game.objects.filter(match__tournament=tournament, termination__in=FORFEITS).count()
-
-
-def fresh_postgres(url: str, name: str) -> str:
-    import psycopg
-
-    parts = urlsplit(url)
-    admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(parts._replace(path=f"/{name}"))
-
-
-def drop_postgres(url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(url)
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{parts.path.lstrip("/")}" WITH (FORCE)')
 
 
 def run_in_child(args: argparse.Namespace, workers: int, mode: str) -> dict:
@@ -277,7 +140,7 @@ def run_in_child(args: argparse.Namespace, workers: int, mode: str) -> dict:
             url = fresh_postgres(args.database_url, f"arena_bench_{os.getpid()}_{workers}")
         try:
             child = subprocess.run(
-                [sys.executable, __file__, *sys.argv[1:], "--run", str(workers), "--mode", mode,
+                [sys.executable, "-m", __spec__.name, *sys.argv[1:], "--run", str(workers), "--mode", mode,
                  "--data-dir", data_dir, "--run-database-url", url],
                 capture_output=True,
                 text=True,
