@@ -39,9 +39,12 @@ def drop_postgres(url: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{parts.path.lstrip("/")}" WITH (FORCE)')
 
 
-def start_worker(concurrency: int, log_path: Path, *options: str) -> subprocess.Popen:
+def start_worker(
+    concurrency: int, log_path: Path, *options: str, env: dict[str, str] | None = None
+) -> subprocess.Popen:
     """A Celery worker with `concurrency` pool processes on all the league's queues (see ARENA_QUEUE) and these
-    further `options`, in its own session, logging to `log_path`; returns once it says it is ready."""
+    further `options`, with `env` over this process's environment, in its own session, logging to `log_path`;
+    returns once it says it is ready (connected to its broker)."""
     from league.arena.workers import league_queues, worker_command
 
     queue = os.environ["ARENA_QUEUE"]
@@ -49,7 +52,7 @@ def start_worker(concurrency: int, log_path: Path, *options: str) -> subprocess.
         worker = subprocess.Popen(
             worker_command(concurrency, "--queues", league_queues(queue), *options),
             cwd=ROOT,
-            env=dict(os.environ),
+            env={**os.environ, **(env or {})},
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
