@@ -158,6 +158,10 @@ def main() -> None:
     owner = ids.pop("bot_owner")
     print(f"database: ~{games:,} games; busiest bot {ids['bot']}, tournament {ids['tournament']}, match {ids['match']}")
     print(f"load average before: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
+    print(
+        "clock: each request through DRF's test client in this process, request in to response out (no server, no "
+        "network), wall and CPU time, after two warm-up requests"
+    )
     anonymous, signed_in = APIClient(), APIClient()
     signed_in.force_authenticate(owner)
     misses = []

@@ -176,7 +176,11 @@ def main() -> None:
             result = run(args, Path(data_dir), url)
         finally:
             harness.drop_postgres(url)
-    verdict = "PASS" if result["seconds"] <= args.goal else "MISS"
+    verdict = harness.verdict(result["seconds"] <= args.goal)
+    print(
+        "clock: from the season's start (the worker up, the uploads validated) until every deal is stored, and on "
+        "until a committed refit covers them all; the refit figures: refits.fit's CPU time, a whole refit's wall time"
+    )
     print(
         f"solo season of The Game: {result['bots']} bots x {args.deals} deals = {result['games']} games, "
         f"{args.chunk} deals per match, {args.workers} worker processes\n"

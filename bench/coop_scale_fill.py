@@ -249,6 +249,7 @@ def main() -> None:
         f"filling a co-op season: {args.bots} bots, {args.deals} deals, team sizes {args.team_sizes} "
         f"(load {harness.loadavg()})"
     )
+    print("clock: each step's wall time in this process (playing the log pool, COPY, the rebuild, each refit)")
     fill(args)
 
 

@@ -18,6 +18,7 @@ import statistics
 import time
 
 import games
+from bench import harness
 from bench.engine import play_game  # the same timed game loop
 from bots.house import fresh_module
 from bots.summary import wilson_interval
@@ -105,15 +106,17 @@ def main() -> None:
     for game, players in args.config or DEFAULT_CONFIGS:
         r = run_config(game, players, args.games, args.first_seed, settings)
         low, high = r["interval"]
-        target = TARGETS.get((game, players))
-        note = f"  [target win >= {100 * target:.0f}%]" if target else ""
         print(
             f"{game} {players}p: win {100 * r['wins'] / args.games:.2f}% (95% CI {100 * low:.1f}-{100 * high:.1f}%), "
             f"cards left mean {r['mean']:.2f} median {r['median']:g} over {args.games} games; "
             f"turn ms median {r['turn_median']:.2f} p99 {r['turn_p99']:.1f} max {r['turn_max']:.1f} "
-            f"over {r['turns']} turns; wall {r['wall']:.0f} s{note}",
+            f"over {r['turns']} turns (turn ms: each play() call's wall time); wall {r['wall']:.0f} s",
             flush=True,
         )
+        target = TARGETS.get((game, players))
+        if target is not None:
+            rate = r["wins"] / args.games
+            print(f"  {harness.verdict(rate >= target)}  win >= {target:.0%}: {rate:.2%}", flush=True)
 
 
 if __name__ == "__main__":

@@ -95,7 +95,7 @@ def main() -> None:
     print(
         f"expert turn time: median {statistics.median(times_ms):.2f} ms, "
         f"p99 {statistics.quantiles(times_ms, n=100)[98]:.2f} ms, max {max(times_ms):.2f} ms "
-        f"over {len(times_ms)} turns; wall {elapsed:.0f} s"
+        f"over {len(times_ms)} turns (each of the expert's play() calls, wall time); wall {elapsed:.0f} s"
     )
 
 

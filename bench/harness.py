@@ -13,6 +13,11 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def verdict(ok: bool) -> str:
+    """How every bench judges a goal it prints."""
+    return "PASS" if ok else "MISS"
+
+
 def loadavg() -> str:
     """The 1, 5 and 15 minute load averages, as the kernel gives them."""
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])

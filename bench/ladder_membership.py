@@ -110,6 +110,7 @@ def main() -> None:
     fill(args.bots)
     on, all_active = Bot.objects.on_ladder().count(), Bot.objects.filter(active_version__isnull=False).count()
     print(f"{all_active} bots with an active version, {on} of them on the ladder")
+    print("clock: each query function's call in this process, wall time, its rows fetched (the first run not counted)")
     cases = [
         ("leaderboard page 1, the rule", lambda: leaderboards.leaderboard_page(FACE_TO_FACE, 1)),
         ("leaderboard page 1, bare", lambda: list(bare_ranked()[:50]) and bare_ranked().count()),

@@ -147,6 +147,10 @@ def measure(pages: dict[str, str], repeat: int) -> None:
     from django.test.utils import CaptureQueriesContext
 
     client = Client()
+    print(
+        "clock: each GET through Django's test client in this process (no socket), wall and CPU time; cold: every "
+        "cache cleared before each request; --serve: each request's wall time at a client thread, through gunicorn"
+    )
     print(f"{'page':22} {'cold p50/p95 ms':>16} {'cold CPU ms':>11} {'cached p50/p95 ms':>18} {'cached CPU ms':>13} "
           f"{'queries':>8}")  # fmt: skip
     for name, url in pages.items():

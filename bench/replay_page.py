@@ -307,7 +307,7 @@ def summary(values: list[float]) -> str:
 
 
 def verdict(value: float, goal: float) -> str:
-    return f"goal <= {goal:g}: {'met' if value <= goal else 'MISSED'}"
+    return f"{harness.verdict(value <= goal)} (goal <= {goal:g})"
 
 
 def main() -> None:
@@ -338,6 +338,10 @@ def main() -> None:
             print(
                 f"database: {args.games + 1} games; the page of a {turns}-turn game of The Game, 5 seats "
                 f"(the longest of {args.seeds} lean games)"
+            )
+            print(
+                "clock: server time per request in this process (the Django test client, request in to response "
+                "out, no network); first render: Chromium's navigation start to the page's performance marks"
             )
             times = server_times(game_id, args.requests)
             steps = breakdown(game_id, 50)

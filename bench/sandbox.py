@@ -43,6 +43,7 @@ import time
 from pathlib import Path
 
 import games
+from bench import harness
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
 from bots.sandbox import SandboxedPlayer, forkserver
 
@@ -325,7 +326,7 @@ def main() -> None:
             print(f"sandbox start to first reply ({label}, {row['starts']} starts; clock: from start(), bwrap "
                   f"spawned, to the harness's reply to hello, the bot imported): median {row['median_ms']:.1f} ms,"
                   f" p90 {row['p90_ms']:.1f} ms, min {row['min_ms']:.1f} ms")  # fmt: skip
-            print(f"  {verdict(row['median_ms'] <= STARTUP_BAR_MS)}  median start-up <= {STARTUP_BAR_MS} ms")
+            print(f"  {harness.verdict(row['median_ms'] <= STARTUP_BAR_MS)}  median start-up <= {STARTUP_BAR_MS} ms")
     if "boot" in figures:
         row = figures["boot"]
         print(f"a match's two sandboxes (greedy and random, {row['matches']} matches; clock: from launching both "
@@ -339,7 +340,7 @@ def main() -> None:
               f"writing it, waking the harness, its reply, decoding it, to the harness stopped again): median "
               f"{row['median_us']:.0f} us, p90 {row['p90_us']:.0f} us; of it counted against the bot's time (from "
               f"the wake-up on): median {row['counted_median_us']:.0f} us")  # fmt: skip
-        print(f"  {verdict(row['median_us'] <= ROUNDTRIP_BAR_US)}  median round trip <= {ROUNDTRIP_BAR_US} us")
+        print(f"  {harness.verdict(row['median_us'] <= ROUNDTRIP_BAR_US)}  median round trip <= {ROUNDTRIP_BAR_US} us")
     if "tripcpu" in figures:
         row = figures["tripcpu"]
         print(f"CPU per round trip ({row['turns']} turns, median of {row['repeats']}; a sandbox's start and close "
@@ -358,11 +359,7 @@ def main() -> None:
         print(f"greedy vs greedy, {row['games']} Face to Face games (clock: run_match from its start to its "
               f"result, sandboxes' start and close included): in-process {row['in_process_games_per_s']:.1f} "
               f"games/s, sandboxed {row['sandboxed_games_per_s']:.1f} games/s = {row['ratio']:.0%}")  # fmt: skip
-        print(f"  {verdict(row['ratio'] >= MATCH_BAR)}  sandboxed >= {MATCH_BAR:.0%} of in-process games/s")
-
-
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "MISS"
+        print(f"  {harness.verdict(row['ratio'] >= MATCH_BAR)}  sandboxed >= {MATCH_BAR:.0%} of in-process games/s")
 
 
 if __name__ == "__main__":

@@ -132,12 +132,17 @@ def main() -> None:
             files[name].write_text(source)
         SandboxedPlayer(files["instant"]).start(10)  # warm-up: seccomp program, harness, staging
         if args.only in (None, "cost"):
+            print("cost clock: per turn, the runner's wall time of play() (request and continue, reply, the stop seen)")
             for label, row in bench_cost(files["instant"], args.turns).items():
                 print(f"{label:>13}: " + ", ".join(f"{key} {value:.1f}" for key, value in row.items()))
             print(f"   (medians over {args.turns} turns; load average now {os.getloadavg()[0]:.2f})")
         if args.only in (None, "share"):
             everything = os.sched_getaffinity(0)
             os.sched_setaffinity(0, {max(everything)})  # the sandboxes inherit it
+            print(
+                "share clock: the CPU the opponent's sandbox reports per turn, over the turn's wall time and over it "
+                "plus the rival sandbox's CPU during that turn (from the host's /proc)"
+            )
             try:
                 for name in HOSTILE:
                     row = bench_share(files["opponent"], files[name], args.share_turns, 0.02)

@@ -368,10 +368,6 @@ PAGES_CLOCK = (
 )
 
 
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "MISS"
-
-
 def measure_pages(args: argparse.Namespace, env: dict[str, str], figures: dict[str, Any], title: str) -> dict[str, Any]:
     """Every page timed in --rounds interleaved rounds (load on a shared machine comes and goes); per page, the
     round with the median p95 stands for it."""
@@ -585,7 +581,7 @@ def main(argv: list[str] | None = None) -> int:
         record_fill(parameters, figures)
     print("\ngoals:")
     for name, ok, value in goals:
-        print(f"  {verdict(ok)}  {name:<72} {value}")
+        print(f"  {harness.verdict(ok)}  {name:<72} {value}")
     summary = ", ".join(
         f"{name} {timing.p95:.0f}/{uncached[name].p95:.0f}"
         for name, timing in results.items()

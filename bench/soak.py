@@ -279,27 +279,25 @@ def describe(result: dict, tolerance: float) -> str:
     for name, label in labels.items():
         figure = result[name]
         lines.append(
-            f"  {verdict(figure['ok'])}  {label} of the worker, its pool and their fork servers grow <= "
+            f"  {harness.verdict(figure['ok'])}  {label} of the worker, its pool and their fork servers grow <= "
             f"{100 * tolerance:g}% (idle after the warm-up {figure['first']}, idle at the end {figure['last']}, "
             f"busy max {figure['max']}): {100 * figure['growth']:+.1f}%"
         )
     figure = result["processes"]
     lines.append(
-        f"  {verdict(figure['ok'])}  no process outlives its match (idle at the end: {figure['sandboxes_left']} "
-        f"sandbox processes, {figure['fork_servers']} fork servers for {result['workers']} pool processes; busy max "
-        f"{figure['max']} processes below the worker, cap {figure['busy_cap']}; idle before "
-        f"{figure['first']}, after the warm-up {figure['warm']}, at the end {figure['last']})"
+        f"  {harness.verdict(figure['ok'])}  no process outlives its match (idle at the end: "
+        f"{figure['sandboxes_left']} sandbox processes, {figure['fork_servers']} fork servers for "
+        f"{result['workers']} pool processes; busy max {figure['max']} processes below the worker, cap "
+        f"{figure['busy_cap']}; idle before {figure['first']}, after the warm-up {figure['warm']}, at the end "
+        f"{figure['last']})"
     )
+    stored = result["failed_matches"] == 0 and result["forfeits"] == 0
     lines.append(
-        f"  {verdict(result['failed_matches'] == 0 and result['forfeits'] == 0)}  every match stored, no game "
-        f"forfeited: {result['failed_matches']} failed matches, {result['forfeits']} forfeits"
+        f"  {harness.verdict(stored)}  every match stored, no game forfeited: {result['failed_matches']} failed "
+        f"matches, {result['forfeits']} forfeits"
     )
-    lines.append(verdict(result["ok"]))
+    lines.append(harness.verdict(result["ok"]))
     return "\n".join(lines)
-
-
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "MISS"
 
 
 def main() -> None:
