@@ -1,7 +1,7 @@
 """Benchmark: the REST API's list endpoints on a filled league database, in process (no network), read only.
 
-    python bench/api_scale.py --database-url postgres://postgres@127.0.0.1:5432/arena_scale  # filled by bench/scale.py
-    python bench/api_scale.py --database-url ... --repeat 50
+    python -m bench.api_scale --database-url postgres://postgres@127.0.0.1:5432/arena_scale  # filled by bench/scale.py
+    python -m bench.api_scale --database-url ... --repeat 50
 
 Nothing is written (no migration either: the database must already be at this code's migrations). Each URL is
 requested twice to warm up, then `--repeat` times by an anonymous client and, for the lists whose query depends on
@@ -16,12 +16,10 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # before bench/, whose league.py would shadow the league package
 
 GOAL_MS = 100.0
 
@@ -160,6 +158,10 @@ def main() -> None:
     owner = ids.pop("bot_owner")
     print(f"database: ~{games:,} games; busiest bot {ids['bot']}, tournament {ids['tournament']}, match {ids['match']}")
     print(f"load average before: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
+    print(
+        "clock: each request through DRF's test client in this process, request in to response out (no server, no "
+        "network), wall and CPU time, after two warm-up requests"
+    )
     anonymous, signed_in = APIClient(), APIClient()
     signed_in.force_authenticate(owner)
     misses = []

@@ -2,7 +2,7 @@
 
 Usage (a database loaded by bench/scale.py and migrated, e.g. a copy of the 1M-game benchmark):
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> python3 bench/bot_page.py [--runs 30]
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> python3 -m bench.bot_page [--runs 30]
 
 Each URL is requested through Django's test client (routing, views, queries, templates: the server's whole work
 but the socket) `--runs` times with every cache cleared first (cold: what the first visitor after a refit pays)
@@ -15,11 +15,8 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
 os.environ.setdefault("CACHE_URL", "")
 
@@ -84,6 +81,10 @@ def main() -> None:
     }
     print(f"database {connection.settings_dict['NAME']}: busiest bot {bots['busiest']} ({busiest['games']} games),")
     print(f"quiet bot {bots['quiet']} ({quiet['games']} games); load average {os.getloadavg()}")
+    print(
+        "clock: each GET through Django's test client in this process (routing, views, queries, templates; no "
+        "socket), wall and CPU time; cold: every cache cleared before each request"
+    )
     client = Client()
     for label, bot in bots.items():
         url = reverse("bot", args=[bot.pk])

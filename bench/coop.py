@@ -1,7 +1,7 @@
 """Benchmark: one solo season of The Game's challenge ladder played through Celery workers.
 
-    python bench/coop.py                          # 1,000 deals, 10 bots, 2 worker processes, PostgreSQL + Redis
-    python bench/coop.py --deals 200 --workers 2  # a shorter run
+    python -m bench.coop                          # 1,000 deals, 10 bots, 2 worker processes, PostgreSQL + Redis
+    python -m bench.coop --deals 200 --workers 2  # a shorter run
 
 The bots: the house bots random, greedy and expert (the expert is the ladder's permanent member), and
 sandboxed uploads of the house bots' single files (greedy.py, random_bot.py) sent through the normal upload
@@ -15,61 +15,26 @@ and PASS/MISS against the goal (--goal seconds, 300 by default).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import resource
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
-from types import ModuleType
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
+
+from bench import harness
 
 ROOT = Path(__file__).resolve().parents[1]
 HOUSE_FILES = {"greedy": "greedy.py", "random": "random_bot.py"}
 
 
-def fresh_postgres(url: str, name: str) -> str:
-    import psycopg
-
-    parts = urlsplit(url)
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(parts._replace(path=f"/{name}"))
-
-
-def drop_postgres(url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(url)
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{parts.path.lstrip("/")}" WITH (FORCE)')
-
-
-def loadavg() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-
-
-def _league_bench() -> ModuleType:
-    """bench/league.py (its worker start and stop), under a name that leaves `league` to the Django project."""
-    spec = importlib.util.spec_from_file_location("league_bench", ROOT / "bench" / "league.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def start_worker(workers: int, data_dir: Path) -> tuple[subprocess.Popen, Path]:
     """The league's worker with its beat (the season's chunks are scheduled by the clock)."""
     log_path = data_dir / "worker.log"
-    worker = _league_bench().start_worker(workers, log_path, "--beat", "--schedule", str(data_dir / "beat"))
+    worker = harness.start_worker(workers, log_path, "--beat", "--schedule", str(data_dir / "beat"))
     return worker, log_path
-
-
-def stop_worker(worker: subprocess.Popen) -> None:
-    _league_bench().stop_worker(worker)
 
 
 def wait(what: str, check, worker: subprocess.Popen, log_path: Path, timeout: float) -> None:
@@ -116,7 +81,6 @@ def run(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
         CELERY_BROKER_URL=args.broker_url,
         LOG_LEVEL="WARNING",
     )
-    sys.path.insert(0, str(ROOT))
     import django
 
     django.setup()
@@ -141,7 +105,7 @@ def run(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
         if failed:
             raise SystemExit(f"uploads failed validation: {failed}")
         bots = Bot.objects.filter(game="the-game", active_version__isnull=False).count()
-        load_before = loadavg()
+        load_before = harness.loadavg()
         cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         season = challenges.start_season("the-game", deals=args.deals, chunk=args.chunk, team_sizes=[1])
@@ -164,9 +128,9 @@ def run(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
             120,
         )
         elapsed = time.perf_counter() - started
-        load_after = loadavg()
+        load_after = harness.loadavg()
     finally:
-        stop_worker(worker)
+        harness.stop_worker(worker)
     cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
     fits, refit_runs = [], []
@@ -206,12 +170,18 @@ def main() -> None:
     if args.bots < 3:
         raise SystemExit("--bots counts the 3 house bots: give at least 3")
     with tempfile.TemporaryDirectory(prefix="arena-bench-coop-") as data_dir:
-        url = fresh_postgres(args.database_url, f"{urlsplit(args.database_url).path.lstrip('/')}_coop_{os.getpid()}")
+        url = harness.fresh_postgres(
+            args.database_url, f"{urlsplit(args.database_url).path.lstrip('/')}_coop_{os.getpid()}"
+        )
         try:
             result = run(args, Path(data_dir), url)
         finally:
-            drop_postgres(url)
-    verdict = "PASS" if result["seconds"] <= args.goal else "MISS"
+            harness.drop_postgres(url)
+    verdict = harness.verdict(result["seconds"] <= args.goal)
+    print(
+        "clock: from the season's start (the worker up, the uploads validated) until every deal is stored, and on "
+        "until a committed refit covers them all; the refit figures: refits.fit's CPU time, a whole refit's wall time"
+    )
     print(
         f"solo season of The Game: {result['bots']} bots x {args.deals} deals = {result['games']} games, "
         f"{args.chunk} deals per match, {args.workers} worker processes\n"

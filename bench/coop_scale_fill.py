@@ -1,8 +1,8 @@
 """Benchmark fill: a co-op challenge season at scale in a league database bench/scale.py filled, for
 bench/api_scale.py's co-op endpoints (and a timing of the co-op part of `rebuild_results`).
 
-    python bench/coop_scale_fill.py --database-url postgres://postgres@127.0.0.1:5432/arena_scale
-    python bench/coop_scale_fill.py --database-url ... --bots 200 --deals 1000 --team-sizes 1,2
+    python -m bench.coop_scale_fill --database-url postgres://postgres@127.0.0.1:5432/arena_scale
+    python -m bench.coop_scale_fill --database-url ... --bots 200 --deals 1000 --team-sizes 1,2
 
 Adds --bots bots of The Game (owned by the league's users, one active version each) and a current season of
 --deals deals played by every bot alone and in self-play teams of each team size: one done challenge match per
@@ -20,22 +20,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from bench import harness
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # before bench/, whose league.py would shadow the league package
 
 HOUSE_PLAYERS = ("house:greedy", "house:random")
 POOLED = ("seed", "start_seat", "termination", "score", "detail", "turns", "log_zlib")
 CHUNK = 100
-
-
-def loadavg() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def marker(args: argparse.Namespace) -> str:
@@ -88,13 +84,13 @@ def _play(seed: str, size: int, player: int, first: int, games: int) -> list:
 
 
 def fill(args: argparse.Namespace) -> None:
-    import scale_copy
     from django.contrib.auth import get_user_model
     from django.core.management.color import no_style
     from django.db import connection, transaction
     from django.db.models import Max, OuterRef, Subquery
     from django.utils import timezone
 
+    from bench import scale_copy
     from league.arena.coop import challenges
     from league.arena.models import Bot, BotVersion, Game, GameSeat, Match, MatchEntry, Season
 
@@ -185,7 +181,7 @@ def fill(args: argparse.Namespace) -> None:
         )
     print(
         f"stored {args.bots} bots, {len(matches)} matches, {games} games, {len(seats['seat'])} seats "
-        f"in {time.monotonic() - started:.1f} s (load {loadavg()})",
+        f"in {time.monotonic() - started:.1f} s (load {harness.loadavg()})",
         flush=True,
     )
     aggregate(season)
@@ -205,13 +201,16 @@ def aggregate(season: object) -> None:
         rebuilt = coop_rebuild.rebuild()
     print(
         f"coop_rebuild.rebuild: {rebuilt.deal_results} deal results, {rebuilt.standings} standings, "
-        f"{rebuilt.pairs} pairs in {time.monotonic() - begun:.1f} s (load {loadavg()})",
+        f"{rebuilt.pairs} pairs in {time.monotonic() - begun:.1f} s (load {harness.loadavg()})",
         flush=True,
     )
     for size in season.team_sizes:
         begun = time.monotonic()
         refits.refit(season.rating_key(size))
-        print(f"refit of {season.rating_key(size)}: {time.monotonic() - begun:.1f} s (load {loadavg()})", flush=True)
+        print(
+            f"refit of {season.rating_key(size)}: {time.monotonic() - begun:.1f} s (load {harness.loadavg()})",
+            flush=True,
+        )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
 
@@ -248,8 +247,10 @@ def main() -> None:
         aggregate(season)
         return
     print(
-        f"filling a co-op season: {args.bots} bots, {args.deals} deals, team sizes {args.team_sizes} (load {loadavg()})"
+        f"filling a co-op season: {args.bots} bots, {args.deals} deals, team sizes {args.team_sizes} "
+        f"(load {harness.loadavg()})"
     )
+    print("clock: each step's wall time in this process (playing the log pool, COPY, the rebuild, each refit)")
     fill(args)
 
 

@@ -1,8 +1,8 @@
 """The co-op expert (bots/house/expert_coop.py) over seeded games, straight against the engine, in-process.
 
-    python bench/expert_coop.py                                  # 10000 games each: the-game 1-5 players, extreme solo
-    python bench/expert_coop.py --games 500 --config the-game:2 --config extreme:3
-    python bench/expert_coop.py --games 500 --set extra_play_bonus=0.3   # try another Tuning value
+    python -m bench.expert_coop                                  # 10000 games each: the-game 1-5 players, extreme solo
+    python -m bench.expert_coop --games 500 --config the-game:2 --config extreme:3
+    python -m bench.expert_coop --games 500 --set extra_play_bonus=0.3   # try another Tuning value
 
 Game i is dealt from seed i (the same deals for every run). Every seat is served by its own fresh instance of
 the module. Prints, per configuration, the win rate with a 95% Wilson interval, the mean and median cards left
@@ -15,17 +15,13 @@ import argparse
 import ast
 import dataclasses
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from engine import play_game  # noqa: E402  (bench/engine.py: the same timed game loop)
-
-import games  # noqa: E402
-from bots.house import fresh_module  # noqa: E402
-from bots.summary import wilson_interval  # noqa: E402
+import games
+from bench import harness
+from bench.engine import play_game  # the same timed game loop
+from bots.house import fresh_module
+from bots.summary import wilson_interval
 
 MODULE = "bots.house.expert_coop"
 DEFAULT_CONFIGS = [("the-game", players) for players in range(1, 6)] + [("extreme", 1)]
@@ -110,15 +106,17 @@ def main() -> None:
     for game, players in args.config or DEFAULT_CONFIGS:
         r = run_config(game, players, args.games, args.first_seed, settings)
         low, high = r["interval"]
-        target = TARGETS.get((game, players))
-        note = f"  [target win >= {100 * target:.0f}%]" if target else ""
         print(
             f"{game} {players}p: win {100 * r['wins'] / args.games:.2f}% (95% CI {100 * low:.1f}-{100 * high:.1f}%), "
             f"cards left mean {r['mean']:.2f} median {r['median']:g} over {args.games} games; "
             f"turn ms median {r['turn_median']:.2f} p99 {r['turn_p99']:.1f} max {r['turn_max']:.1f} "
-            f"over {r['turns']} turns; wall {r['wall']:.0f} s{note}",
+            f"over {r['turns']} turns (turn ms: each play() call's wall time); wall {r['wall']:.0f} s",
             flush=True,
         )
+        target = TARGETS.get((game, players))
+        if target is not None:
+            rate = r["wins"] / args.games
+            print(f"  {harness.verdict(rate >= target)}  win >= {target:.0%}: {rate:.2%}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Face to Face expert vs another house bot over duplicate deals, straight against the engine.
 
-    python bench/expert_face_to_face.py                    # 1000 deals = 2000 games against greedy
-    python bench/expert_face_to_face.py --deals 200 --opponent random
-    python bench/expert_face_to_face.py --set DEAD_COST=5  # try other weights of the expert's score
+    python -m bench.expert_face_to_face                    # 1000 deals = 2000 games against greedy
+    python -m bench.expert_face_to_face --deals 200 --opponent random
+    python -m bench.expert_face_to_face --set DEAD_COST=5  # try other weights of the expert's score
 
 Each deal (seed) is played twice with the same start seat and the bots' seats swapped, so the luck of the
 cards cancels out. Prints the expert's win rate with a 95% Wilson interval and its time per turn.
@@ -12,16 +12,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 from types import ModuleType
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import games  # noqa: E402
-from bots.house import load_house_bot  # noqa: E402
-from bots.summary import wilson_interval  # noqa: E402
+import games
+from bots.house import load_house_bot
+from bots.summary import wilson_interval
 
 
 def play_deal(
@@ -99,7 +95,7 @@ def main() -> None:
     print(
         f"expert turn time: median {statistics.median(times_ms):.2f} ms, "
         f"p99 {statistics.quantiles(times_ms, n=100)[98]:.2f} ms, max {max(times_ms):.2f} ms "
-        f"over {len(times_ms)} turns; wall {elapsed:.0f} s"
+        f"over {len(times_ms)} turns (each of the expert's play() calls, wall time); wall {elapsed:.0f} s"
     )
 
 

@@ -1,7 +1,7 @@
 """Fault drill: one tournament played clean and under each fault, on services of its own; prints times and ratios.
 
-    python bench/faults.py                                   # the clean run, then every fault
-    python bench/faults.py --faults kill-worker,restart-redis --bots 16 --games 10
+    python -m bench.faults                                   # the clean run, then every fault
+    python -m bench.faults --faults kill-worker,restart-redis --bots 16 --games 10
 
 Each run gets a fresh copy of a migrated database on a PostgreSQL started here (initdb into a temporary folder,
 on a free port), an empty Redis started here, two Celery workers with different names and a beat, all with the
@@ -36,10 +36,10 @@ from pathlib import Path
 
 import psycopg
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench import harness
+from league.arena.ops.workers import league_queues, worker_command
 
-from league.arena.ops.workers import league_queues, worker_command  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 QUEUE = "drill"
@@ -500,17 +500,26 @@ def report(drill: Drill, faults: list[str]) -> None:
         clean = drill.run("clean", None)
         matches = sum(clean.matches.values())
         print(f"{matches} matches, {clean.games_expected} games, 2 workers of 1 process each")
-        print(f"{'run':16} {'seconds':>8} {'ratio':>6} {'budget':>7}  load  checks")
+        print(
+            "clock: from the tournament's start (its started_at; workers and beat up) until every match is stored "
+            "and a committed refit covers its games; a run passes within its budget (1.5x the clean run, plus the "
+            "time the workers are away) with every check ok"
+        )
+        print(f"      {'run':16} {'seconds':>8} {'ratio':>6} {'budget':>7}  load  checks")
         checks = "; ".join(clean.problems()) or "ok"
-        print(f"{'clean':16} {clean.seconds:8.1f} {1:6.2f} {'':>7}  {clean.load:4.2f}  {checks}")
+        print(
+            f"{harness.verdict(not clean.problems())}  {'clean':16} {clean.seconds:8.1f} {1:6.2f} {'':>7}  "
+            f"{clean.load:4.2f}  {checks}"
+        )
         for name in faults:
             run = drill.run(name, FAULTS[name])
             problems = run.problems() + (
                 ["ratings differ from the clean run's"] if run.ratings != clean.ratings else []
             )
+            limit = budget(name, clean.seconds)
             print(
-                f"{name:16} {run.seconds:8.1f} {run.seconds / clean.seconds:6.2f} {budget(name, clean.seconds):7.1f}"
-                f"  {run.load:4.2f}  {'; '.join(problems) or 'ok'}",
+                f"{harness.verdict(not problems and run.seconds <= limit)}  {name:16} {run.seconds:8.1f} "
+                f"{run.seconds / clean.seconds:6.2f} {limit:7.1f}  {run.load:4.2f}  {'; '.join(problems) or 'ok'}",
                 flush=True,
             )
 

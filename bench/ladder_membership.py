@@ -5,7 +5,7 @@ Usage (a database of its own: it is filled with --bots bots, a tenth of them ret
 account, if it does not hold them already):
 
     createdb -h 127.0.0.1 -U postgres arena_ladder_bench
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena_ladder_bench python3 bench/ladder_membership.py
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena_ladder_bench python3 -m bench.ladder_membership
 
 Each query runs --runs times (the leaderboard's first page, the ladder scheduler's members, a bot page's rank);
 it prints min / median / p95 milliseconds of each with the rule and without it, and the load average.
@@ -17,12 +17,9 @@ import argparse
 import hashlib
 import os
 import statistics
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
 
 import django  # noqa: E402
@@ -113,6 +110,7 @@ def main() -> None:
     fill(args.bots)
     on, all_active = Bot.objects.on_ladder().count(), Bot.objects.filter(active_version__isnull=False).count()
     print(f"{all_active} bots with an active version, {on} of them on the ladder")
+    print("clock: each query function's call in this process, wall time, its rows fetched (the first run not counted)")
     cases = [
         ("leaderboard page 1, the rule", lambda: leaderboards.leaderboard_page(FACE_TO_FACE, 1)),
         ("leaderboard page 1, bare", lambda: list(bare_ranked()[:50]) and bare_ranked().count()),

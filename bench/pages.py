@@ -1,7 +1,7 @@
 """Benchmark: the league's pages on a filled PostgreSQL database, cold and cached, in process and through gunicorn.
 
-    python bench/pages.py                                   # 1,000 bots, 50,000 ladder matches, 100-entry tournament
-    python bench/pages.py --bots 1000 --matches 100000 --entries 100 --repeat 200 --serve 10
+    python -m bench.pages                                   # 1,000 bots, 50,000 ladder matches, 100-entry tournament
+    python -m bench.pages --bots 1000 --matches 100000 --entries 100 --repeat 200 --serve 10
 
 It fills a fresh database in bulk (users, bots with ~9 KB uploads, ratings, ladder matches with their per-entry
 results, one tournament whose every pair played, one match with its games), then for each page prints the median
@@ -24,19 +24,10 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+
+from bench import harness
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def fresh_postgres(url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def fill(bots: int, matches: int, entries: int) -> dict[str, str]:
@@ -156,6 +147,10 @@ def measure(pages: dict[str, str], repeat: int) -> None:
     from django.test.utils import CaptureQueriesContext
 
     client = Client()
+    print(
+        "clock: each GET through Django's test client in this process (no socket), wall and CPU time; cold: every "
+        "cache cleared before each request; --serve: each request's wall time at a client thread, through gunicorn"
+    )
     print(f"{'page':22} {'cold p50/p95 ms':>16} {'cold CPU ms':>11} {'cached p50/p95 ms':>18} {'cached CPU ms':>13} "
           f"{'queries':>8}")  # fmt: skip
     for name, url in pages.items():
@@ -255,13 +250,12 @@ def main() -> None:
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/arena_bench_pages")
     args = parser.parse_args()
 
-    fresh_postgres(args.database_url)
+    harness.fresh_postgres(args.database_url)
     data_dir = tempfile.mkdtemp(prefix="bench-pages-")
     os.environ.update(DJANGO_SETTINGS_MODULE="league.settings", DATABASE_URL=args.database_url,
                       ARENA_DATA_DIR=data_dir, LOG_LEVEL="WARNING", ALLOWED_HOSTS="testserver", DEBUG="false",
                       SECRET_KEY="bench")  # fmt: skip
     os.environ.pop("CACHE_URL", None)
-    sys.path.insert(0, str(ROOT))
     import django
 
     django.setup()

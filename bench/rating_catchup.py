@@ -1,47 +1,53 @@
 """Benchmark: store rated matches as fast as the database takes them and time how far the ratings lag behind.
 
-    python bench/rating_catchup.py                                  # 1,000 bots, 5,000 matches of 10 games, 4 storers
-    python bench/rating_catchup.py --bots 1000 --matches 5000 --storers 4 --repeat 3
+    python -m bench.rating_catchup                                  # 1,000 bots, 5,000 matches of 10 games, 4 storers
+    python -m bench.rating_catchup --bots 1000 --matches 5000 --storers 4 --repeat 3
 
 Runs on the configured database (DATABASE_URL, PostgreSQL for real figures) and broker (CELERY_BROKER_URL). It
 registers `--bots` ladder bots (once; later runs reuse them), queues the matches as the scheduler would, then
-`--storers` processes claim and store them through the worker's own store path (`matches.store`, real logs of
-house-bot games), while a real Celery worker (`league.arena.ops.workers.worker_command`) runs the coalesced refits.
-A monitor polls `RatingFit` (written in the refit's own transaction, like the ratings the leaderboard shows).
+`--storers` processes claim and store them through the worker's own store path (`matches.store`), while a real
+Celery worker (`league.arena.ops.workers.worker_command`) runs the coalesced refits. Every match stores the same
+pre-played results (ten real games between two house bots): what is timed is storing results and refitting,
+never playing a game. A monitor polls `RatingFit` (written in the refit's own transaction).
 
 Printed: matches and games stored per second (sustained, first to last commit), the lag from each match's commit
-until a stored fit covered it (p50 / max; a fit covers the first N games committed, N = its game count), and the
-catch-up: from the last commit until the ratings covered every stored game; and the CPU time that storing takes
-per match (the storer processes) and a refit per fit (the Celery worker), which a loaded machine does not distort
-the way it stretches the wall-clock figures. Load average beside each run.
-`measure_catchup(game, matches, storers)` is the core, for `bench/scale.py` to call on a filled database.
+until the refit covering it was committed (p50 / max; a fit covers the first N games committed, N = its game count),
+and the catch-up: from the last commit until the ratings covered every stored game; and the CPU time that storing
+takes per match (the storer processes) and a refit per fit (the Celery worker), which a loaded machine does not
+distort the way it stretches the wall-clock figures. Load average beside each run. This script prints no goal:
+`bench/scale.py` judges issue 8's on a filled database, where `measure_catchup(..., board=URL)` also times the lag
+until the leaderboard a user reads shows each match (the committed lag here is a lower bound of that one).
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
+import json
 import multiprocessing
 import os
 import random
 import resource
 import statistics
-import subprocess
-import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
+from urllib.parse import urlsplit
+
+from bench import harness
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES_PER_MATCH = 10
 POLL_SECONDS = 0.01
+WATCH_EVERY = 5  # with a leaderboard to read: one match in five has the watched version play
 
 
 def setup_django(queue_name: str) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
     os.environ["ARENA_QUEUE"] = queue_name
     os.environ.setdefault("LOG_LEVEL", "WARNING")
-    sys.path.insert(0, str(ROOT))
     import django
 
     django.setup()
@@ -111,8 +117,11 @@ def sample_games(game: str) -> list:
     return run_match(spec).games
 
 
-def _store_share(match_ids: list[int], played: list, out: multiprocessing.Queue, interval: float = 0.0) -> None:
-    """One storer process: claim each match and store it as a worker would; report (commit time, games).
+def _store_share(
+    match_ids: list[int], played: list, out: multiprocessing.Queue, interval: float = 0.0, watched: int | None = None
+) -> None:
+    """One storer process: claim each match and store it as a worker would; report (commit time, games, whether
+    the `watched` version played it).
 
     With an `interval`, one match is stored every `interval` seconds (a league at a given pace), else flat out.
     """
@@ -131,8 +140,9 @@ def _store_share(match_ids: list[int], played: list, out: multiprocessing.Queue,
         token = match.claim("bench", matches.lease())
         if token is None:
             continue
-        matches.store(match, token, match.ordered_versions(), SimpleNamespace(games=played, stderr={}))
-        commits.append((time.time(), len(played)))
+        versions = match.ordered_versions()
+        matches.store(match, token, versions, SimpleNamespace(games=played, stderr={}))
+        commits.append((time.time(), len(played), any(version.pk == watched for version in versions)))
     out.put(commits)
     connections.close_all()
 
@@ -152,84 +162,140 @@ def _monitor(game: str, stop: threading.Event, seen: list[tuple[float, int]]) ->
     connections.close_all()
 
 
-def _start_worker(concurrency: int, log_path: Path) -> subprocess.Popen:
-    from django.conf import settings
-
-    from league.arena.ops.workers import league_queues, worker_command
-
-    queues = league_queues(settings.CELERY_TASK_DEFAULT_QUEUE)
-    command = worker_command(concurrency, "--queues", queues, "--pool", "prefork")
-    environment = dict(os.environ, ARENA_LADDER_MAX_PENDING="0")
-    with open(log_path, "wb") as log:
-        return subprocess.Popen(command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT)
-
-
-def _tree_cpu_seconds(pid: int) -> float:
-    """CPU seconds (user + system) used so far by a process and all its living descendants (Linux /proc)."""
-    total, pending = 0.0, [pid]
-    ticks = os.sysconf("SC_CLK_TCK")
-    while pending:
-        current = pending.pop()
-        try:
-            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / ticks
-            for task in Path(f"/proc/{current}/task").iterdir():
-                pending += [int(child) for child in (task / "children").read_text().split()]
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-    return total
-
-
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+class Board:
+    """The leaderboard as a user reads it: the league's API page (50 rows, as the site's) that lists one version.
+
+    The row moves between pages as its rank changes, so a miss looks on the neighbouring pages, then on all."""
+
+    def __init__(self, url: str, version: int) -> None:
+        parts = urlsplit(url)
+        self.host, self.port, self.path = parts.hostname, parts.port or 80, parts.path
+        self.version = version
+        self.page = 1
+        self.connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
+
+    def games(self) -> int:
+        """The rated games the leaderboard shows for the version now (0 while it shows it unrated)."""
+        pages = self._fetch(self.page)["pages"]
+        for number in [self.page, self.page - 1, self.page + 1, *range(1, pages + 1)]:
+            if 1 <= number <= pages:
+                found = self._fetch(number)
+                for row in found["rows"]:
+                    if row["version"]["id"] == self.version:
+                        self.page = number
+                        return (row["rating"] or {}).get("games", 0)
+        raise RuntimeError(f"version {self.version} is on no page of {self.path}")
+
+    def _fetch(self, number: int) -> dict:
+        try:
+            self.connection.request("GET", f"{self.path}?page={number}", headers={"Host": self.host})
+            response = self.connection.getresponse()
+            body = response.read()
+        except (OSError, http.client.HTTPException):
+            self.connection.close()  # a dropped keep-alive connection: the next request opens a new one
+            raise
+        if response.status != 200:
+            raise RuntimeError(f"{self.path}?page={number} answered HTTP {response.status}: {body[:200]!r}")
+        data = json.loads(body)
+        return {"rows": data["results"], "pages": max(1, -(-data["count"] // max(len(data["results"]), 1)))}
+
+
+def _watch_board(board: Board, stop: threading.Event, seen: list[tuple[float, int]], polls: list[float]) -> None:
+    """Read the board as often as it answers; note each time it shows a new game count for the version."""
+    last = None
+    while not stop.is_set():
+        began = time.time()
+        games = board.games()
+        shown = time.time()  # a user sees the page once it has arrived
+        polls.append(shown - began)
+        if games != last:
+            seen.append((shown, games))
+            last = games
+        time.sleep(POLL_SECONDS)
+
+
+def _lags(commits: list[tuple[float, int]], seen: list[tuple[float, int]], start: int) -> list[float]:
+    """For each commit (time, games), how long until `seen` (time, games covered) first covered it."""
+    lags, covered, position = [], start, 0
+    for commit_time, games in commits:
+        covered += games
+        while seen[position][1] < covered:
+            position += 1
+        lags.append(max(0.0, seen[position][0] - commit_time))
+    return lags
+
+
 def measure_catchup(
-    game: str, matches: int, storers: int, refit_workers: int = 1, timeout: float = 120.0, rate: float | None = None
+    game: str,
+    matches: int,
+    storers: int,
+    refit_workers: int = 1,
+    timeout: float = 120.0,
+    rate: float | None = None,
+    board: str | None = None,
 ) -> dict[str, float]:
     """Store `matches` rated matches between random ladder members from `storers` processes; time the ratings.
 
     Flat out by default (the sustained rate the ratings keep up with); with `rate`, at that many matches a second
-    in all (how far the ratings lag behind a league at that pace).
+    in all (how far the ratings lag behind a league at that pace). Every match stores the same pre-played games
+    (`sample_games`): the clock covers storing results and refitting, never playing.
 
-    Needs Django set up (see `setup_django`) and at least two ladder members of `game`. Starts and stops its own
+    The lag is timed twice: until the refit covering a match is committed (`RatingFit`), and, given `board` (the
+    URL of the game's leaderboard in the league's API, served by a running server on this database), until the
+    leaderboard shows it: one match in WATCH_EVERY then has the same version play, and the board is read until
+    that version's row shows the games of each of its matches.
+
+    Needs Django set up (see `setup_django`) and at least three ladder members of `game`. Starts and stops its own
     Celery worker (`refit_workers` pool processes) on the configured queue.
     """
     from django.db import connections
 
     from league.arena.ladder import refits
-    from league.arena.models import BotVersion, Match, RatingFit
+    from league.arena.models import BotVersion, Match, Rating, RatingFit
 
-    members = list(BotVersion.objects.filter(active_for__game=game).values_list("pk", flat=True))
-    if len(members) < 2:
-        raise ValueError(f"{game} needs at least two ladder members, it has {len(members)}")
+    members = list(BotVersion.objects.filter(active_for__game=game).order_by("pk").values_list("pk", flat=True))
+    if len(members) < 3:
+        raise ValueError(f"{game} needs at least three ladder members, it has {len(members)}")
     played = sample_games(game)
     versions = {v.pk: v for v in BotVersion.objects.filter(pk__in=members)}
+    watched = members[0] if board else None
+    others = [pk for pk in members if pk != watched]
     rng = random.Random(8)
     planned = []
     for k in range(matches):
-        a, b = rng.sample(members, 2)
+        pair = [watched, rng.choice(others)] if watched and k % WATCH_EVERY == 0 else rng.sample(others, 2)
         match = Match(kind=Match.Kind.LADDER, game=game, games=len(played), seed=f"catchup-{k}", rated=True)
-        planned.append((match, [versions[a], versions[b]]))
+        planned.append((match, [versions[pk] for pk in pair]))
     created = Match.objects.bulk_create_with_entries(planned)
     refits.refit(game)  # start from ratings that cover everything already stored
     baseline = RatingFit.objects.get(game=game).games
-    worker = _start_worker(refit_workers, Path(os.environ.get("ARENA_DATA_DIR", "/tmp")) / "catchup-worker.log")
-    stop, seen = threading.Event(), []
-    monitor = threading.Thread(target=_monitor, args=(game, stop, seen), daemon=True)
+    log_path = Path(os.environ.get("ARENA_DATA_DIR", "/tmp")) / "catchup-worker.log"
+    worker = harness.start_worker(refit_workers, log_path, "--pool", "prefork", env={"ARENA_LADDER_MAX_PENDING": "0"})
+    stop, seen, shown, polls = threading.Event(), [], [], []
+    threads = [threading.Thread(target=_monitor, args=(game, stop, seen), daemon=True)]
+    if board:
+        reader = Board(board, watched)
+        watched_before = Rating.objects.filter(version_id=watched).values_list("games", flat=True).first() or 0
+        _await(lambda: reader.games() == watched_before, 30, f"{board} to show the ratings the refit stored")
+        threads.append(threading.Thread(target=_watch_board, args=(reader, stop, shown, polls), daemon=True))
     try:
-        time.sleep(3.0)  # the worker connects to the broker before the clock starts
         connections.close_all()
         context = multiprocessing.get_context("fork")
         out = context.Queue()
         ids = [match.pk for match in created]
         interval = storers / rate if rate else 0.0
         processes = [
-            context.Process(target=_store_share, args=(ids[k::storers], played, out, interval)) for k in range(storers)
+            context.Process(target=_store_share, args=(ids[k::storers], played, out, interval, watched))
+            for k in range(storers)
         ]
-        monitor.start()
-        worker_cpu = _tree_cpu_seconds(worker.pid)
+        for thread in threads:
+            thread.start()
+        worker_cpu = harness.tree_cpu_seconds(worker.pid)
         storers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.time()
         for process in processes:
@@ -237,30 +303,26 @@ def measure_catchup(
         commits = sorted(c for _ in processes for c in out.get())
         for process in processes:
             process.join()
-        total = baseline + sum(games for _, games in commits)
-        deadline = time.time() + timeout
-        while (not seen or seen[-1][1] < total) and time.time() < deadline:
-            time.sleep(POLL_SECONDS)
-        worker_cpu = _tree_cpu_seconds(worker.pid) - worker_cpu
+        total = baseline + sum(games for _, games, _ in commits)
+        watched_total = (watched_before + sum(games for _, games, mine in commits if mine)) if board else 0
+        _await(
+            lambda: bool(seen) and seen[-1][1] >= total and (not board or (shown and shown[-1][1] >= watched_total)),
+            timeout,
+            "the ratings to cover the last match stored" + (" on the leaderboard" if board else ""),
+        )
+        worker_cpu = harness.tree_cpu_seconds(worker.pid) - worker_cpu
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         storers_cpu = after.ru_utime + after.ru_stime - storers_cpu.ru_utime - storers_cpu.ru_stime
     finally:
         stop.set()
-        if monitor.is_alive():
-            monitor.join()
-        worker.terminate()
-        worker.wait(30)
-    if not seen or seen[-1][1] < total:
-        raise RuntimeError(f"the ratings did not catch up within {timeout:.0f} s of the last match stored")
-    lags, covered, position = [], baseline, 0
-    for commit_time, games in commits:
-        covered += games
-        while seen[position][1] < covered:
-            position += 1
-        lags.append(max(0.0, seen[position][0] - commit_time))
+        for thread in threads:
+            if thread.is_alive():
+                thread.join()
+        harness.stop_worker(worker)
+    lags = _lags([(when, games) for when, games, _ in commits], seen, baseline)
     first, last = commits[0][0], commits[-1][0]
     span = max(last - started, 1e-9)
-    return {
+    figures = {
         "matches": len(commits),
         "games": total - baseline,
         "matches_per_second": len(commits) / span,
@@ -274,6 +336,24 @@ def measure_catchup(
         "refit_cpu_ms_per_fit": 1000 * worker_cpu / max(len(seen) - 1, 1),
         "first_commit_after": first - started,
     }
+    if board:
+        visible = _lags([(when, games) for when, games, mine in commits if mine], shown, watched_before)
+        figures.update(
+            visible_matches=len(visible),
+            visible_p50=statistics.median(visible),
+            visible_p95=_percentile(visible, 0.95),
+            visible_max=max(visible),
+            board_read_ms=1000 * statistics.median(polls),
+        )
+    return figures
+
+
+def _await(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(POLL_SECONDS)
 
 
 def main() -> None:
@@ -294,6 +374,10 @@ def main() -> None:
     call_command("migrate", interactive=False, verbosity=0)
     ensure_bots(args.game, args.bots)
     print(f"database {connection.vendor} {connection.settings_dict['NAME']}, {args.bots} bots, {args.storers} storers")
+    print(
+        "clock: storing pre-played results through matches.store (no game is played) and the refits a worker runs; "
+        "a match's lag ends when the refit covering it is committed (not when a page shows it)"
+    )
     runs = []
     for run in range(args.repeat):
         stored_before = Game.objects.count()
@@ -303,7 +387,7 @@ def main() -> None:
         print(
             f"run {run + 1}: {stored_before:,} games stored before; {figures['matches']} matches "
             f"({figures['games']} games) at {figures['matches_per_second']:.1f} matches/s "
-            f"({figures['games_per_second']:.0f} games/s); rating lag p50 {figures['lag_p50']:.2f} s, "
+            f"({figures['games_per_second']:.0f} games/s); refit committed after p50 {figures['lag_p50']:.2f} s, "
             f"p95 {figures['lag_p95']:.2f} s, max {figures['lag_max']:.2f} s; caught up {figures['catch_up']:.2f} s "
             f"after the last match; {figures['fits_seen']} fits seen; CPU: storing "
             f"{figures['store_cpu_ms_per_match']:.0f} ms a match, refit worker {figures['refit_cpu_ms_per_fit']:.0f} "

@@ -1,7 +1,7 @@
 """Benchmark: the replay page (/games/<id>/) for the longest games the rules allow, among thousands of stored games.
 
-    python bench/replay_page.py                                  # a fresh PostgreSQL database on 127.0.0.1
-    python bench/replay_page.py --games 5000 --requests 300 --loads 20
+    python -m bench.replay_page                                  # a fresh PostgreSQL database on 127.0.0.1
+    python -m bench.replay_page --games 5000 --requests 300 --loads 20
 
 Prints, against the goals of issue 12:
 - server time per request (Django test client, in this process): wall and CPU, median and p95, with a new
@@ -35,10 +35,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+
+from bench import harness
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 GOALS = {"server_p95_ms": 50.0, "first_render_ms": 300.0, "weight_kb": 150.0}
@@ -302,30 +302,12 @@ def first_render(game_id: int, database_url: str, data_dir: str, loads: int) -> 
         server.wait(10)
 
 
-def fresh_postgres(url: str, name: str) -> str:
-    import psycopg
-
-    parts = urlsplit(url)
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(parts._replace(path=f"/{name}"))
-
-
-def drop_postgres(url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(url)
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{parts.path.lstrip("/")}" WITH (FORCE)')
-
-
 def summary(values: list[float]) -> str:
     return f"min {min(values):.1f}  median {statistics.median(values):.1f}  p95 {percentile(values, 0.95):.1f} ms"
 
 
 def verdict(value: float, goal: float) -> str:
-    return f"goal <= {goal:g}: {'met' if value <= goal else 'MISSED'}"
+    return f"{harness.verdict(value <= goal)} (goal <= {goal:g})"
 
 
 def main() -> None:
@@ -338,7 +320,7 @@ def main() -> None:
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-pages-") as data_dir:
-        url = fresh_postgres(args.database_url, f"arena_pages_{os.getpid()}")
+        url = harness.fresh_postgres(args.database_url, f"arena_pages_{os.getpid()}")
         os.environ.update(
             DJANGO_SETTINGS_MODULE="league.settings", DATABASE_URL=url, ARENA_DATA_DIR=data_dir, LOG_LEVEL="WARNING"
         )
@@ -356,6 +338,10 @@ def main() -> None:
             print(
                 f"database: {args.games + 1} games; the page of a {turns}-turn game of The Game, 5 seats "
                 f"(the longest of {args.seeds} lean games)"
+            )
+            print(
+                "clock: server time per request in this process (the Django test client, request in to response "
+                "out, no network); first render: Chromium's navigation start to the page's performance marks"
             )
             times = server_times(game_id, args.requests)
             steps = breakdown(game_id, 50)
@@ -395,7 +381,7 @@ def main() -> None:
             from django.db import connections
 
             connections.close_all()
-            drop_postgres(url)
+            harness.drop_postgres(url)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Stopping sandboxes between their turns (bots/sandbox/pause.py): what a turn costs, and what it buys an opponent.
 
-    python bench/sandbox_pause.py                 # both
-    python bench/sandbox_pause.py --only cost     # per-turn cost of a turn (request, reply, stop), instant bot
-    python bench/sandbox_pause.py --only share    # an opponent's CPU share on a core shared with a hostile bot
+    python -m bench.sandbox_pause                 # both
+    python -m bench.sandbox_pause --only cost     # per-turn cost of a turn (request, reply, stop), instant bot
+    python -m bench.sandbox_pause --only share    # an opponent's CPU share on a core shared with a hostile bot
 
 cost: an instant bot answers --turns requests, stopping itself after each (the harness does, harness.py); per
 turn: the runner's wall time (request and continue, reply, the stop seen), the turn time the bot is charged, and
@@ -23,14 +23,11 @@ import os
 import resource
 import signal
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bots.sandbox import SandboxedPlayer  # noqa: E402
+from bots.sandbox import SandboxedPlayer
 
 INSTANT = "TURN = {'plays': []}\ndef play(observation):\n    return TURN\n"
 IDLE = INSTANT
@@ -135,12 +132,17 @@ def main() -> None:
             files[name].write_text(source)
         SandboxedPlayer(files["instant"]).start(10)  # warm-up: seccomp program, harness, staging
         if args.only in (None, "cost"):
+            print("cost clock: per turn, the runner's wall time of play() (request and continue, reply, the stop seen)")
             for label, row in bench_cost(files["instant"], args.turns).items():
                 print(f"{label:>13}: " + ", ".join(f"{key} {value:.1f}" for key, value in row.items()))
             print(f"   (medians over {args.turns} turns; load average now {os.getloadavg()[0]:.2f})")
         if args.only in (None, "share"):
             everything = os.sched_getaffinity(0)
             os.sched_setaffinity(0, {max(everything)})  # the sandboxes inherit it
+            print(
+                "share clock: the CPU the opponent's sandbox reports per turn, over the turn's wall time and over it "
+                "plus the rival sandbox's CPU during that turn (from the host's /proc)"
+            )
             try:
                 for name in HOSTILE:
                     row = bench_share(files["opponent"], files[name], args.share_turns, 0.02)

@@ -9,11 +9,12 @@ from __future__ import annotations
 import http.client
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,20 +47,37 @@ class Timing:
         )
 
 
+@dataclass(frozen=True)
+class Served:
+    process: subprocess.Popen
+    port: int
+
+
 @contextmanager
-def gunicorn(root: Path, env: dict[str, str], port: int, workers: int, log_path: Path):
-    """A gunicorn serving the league on 127.0.0.1:port until the block ends."""
+def gunicorn(root: Path, env: dict[str, str], port: int, workers: int, log_path: Path) -> Iterator[Served]:
+    """A gunicorn serving the league on 127.0.0.1:port (0: any free port) until the block ends.
+
+    The bench binds the listening socket and hands it to gunicorn (`fd://`), so the port it reports is the one
+    served, and a port taken meanwhile by someone else cannot be (no port picked, released and reused)."""
+    listener = socket.create_server((HOST, port), backlog=2048)
     command = [
-        sys.executable, "-m", "gunicorn", "league.wsgi:application",
-        "--workers", str(workers), "--bind", f"{HOST}:{port}", "--timeout", "120", "--log-level", "warning",
+        sys.executable, "-m", "gunicorn", "league.wsgi:application", "--workers", str(workers),
+        "--bind", f"fd://{listener.fileno()}", "--timeout", "120", "--log-level", "warning",
     ]  # fmt: skip
-    with open(log_path, "ab") as log:
+    with listener, open(log_path, "ab") as log:
         server = subprocess.Popen(
-            command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            cwd=root,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            pass_fds=[listener.fileno()],
         )
+        served = Served(server, listener.getsockname()[1])
     try:
-        wait_until_up(port, server)
-        yield server
+        wait_until_up(served.port, server)
+        yield served
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
@@ -79,7 +97,8 @@ def wait_until_up(port: int, server: subprocess.Popen, timeout: float = 60.0) ->
             if status < 500:
                 return
         except OSError:
-            time.sleep(0.2)
+            pass
+        time.sleep(0.2)
     raise RuntimeError(f"gunicorn did not answer on port {port} within {timeout:.0f} s")
 
 

@@ -21,8 +21,8 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
-from scale_logs import FACE_TO_FACE, LogBins
 
+from bench.scale_logs import FACE_TO_FACE, LogBins
 from bots.match import BotSpec, MatchSpec, seating
 
 GAMES = (FACE_TO_FACE, "the-game", "extreme")

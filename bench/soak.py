@@ -1,55 +1,43 @@
 """Soak: many sandboxed games through Celery, watching the worker for leaks of files, processes and memory.
 
-    python bench/soak.py                                  # 10,000 games, 2 worker processes, PostgreSQL + Redis
-    python bench/soak.py --games 300 --match-games 10     # a short run
+    python -m bench.soak                                  # 10,000 games, 2 worker processes, PostgreSQL + Redis
+    python -m bench.soak --games 300 --match-games 10     # a short run
 
-The league is set up as bench/league.py --sandboxed does (a fresh PostgreSQL database, uploaded copies of
-house bots validated like any upload, one Celery worker on a queue of its own, DEBUG off), then `--games` games are
-queued as unrated exhibition matches of `--match-games` games each, cycling over the pairs of bots, so that
-sandboxes are started and stopped at every match. Every `--every` seconds the worker is sampled: open file
-descriptors and RSS of the worker's own processes (the Celery parent and its pool), and the number of its
-descendants (sandboxes included). Before the games and once they are all stored, with the worker idle, the
-same figures are taken again.
+The league is set up as `python -m bench.tournament_throughput --sandboxed` does (a fresh PostgreSQL database,
+uploaded copies of house bots validated like any upload, one Celery worker on a queue of its own, DEBUG off). A
+warm-up of a tenth of the games comes first, then the rest: unrated exhibition matches of `--match-games` games
+each, cycling over the pairs of bots, so that sandboxes are started and stopped at every match. Every `--every`
+seconds the worker is sampled: open file descriptors and RSS of its long-lived processes (the Celery parent, its
+pool, and each pool process's fork server), and the processes below it (sandboxes included). With the worker
+idle (its last match stored and no sandbox left) the same figures are taken before the games, after the warm-up
+and at the end.
 
-It prints the first, last and max of each figure and whether it stayed within `--tolerance` (10%): open
-files compare the idle worker after the games with the idle worker before them (a busy pool holds its
-sandboxes' pipes); RSS compares the idle worker after the games with the first sample after the warm-up (the
-first tenth of the games: caches fill then); the count of processes compares the idle worker after the games
-with the idle worker before them, where a leaked sandbox would show, and the busy maximum with what the pool
-can run at once.
+It prints the first, last and max of each figure and judges each goal: open files and RSS at the end may exceed
+the idle worker's after the warm-up (caches full, every fork server started) by `--tolerance` (10%) at most; no
+sandbox process may be left once the worker is idle, nor more than one fork server per pool process, and the busy
+maximum stays within what the pool can run at once; every match is stored and no game forfeited.
 The last line is JSON, for tests.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import itertools
 import json
 import os
 import secrets
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench import harness
 
-
-def _league_bench() -> ModuleType:
-    """bench/league.py (the sandboxed league's set-up), under a name that leaves `league` to the Django project."""
-    spec = importlib.util.spec_from_file_location("league_bench", ROOT / "bench" / "league.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-league_bench = _league_bench()
-
+CLOCK = (
+    "clock: from the first warm-up match queued (the uploads validated, the worker idle) to the last match stored; "
+    "the worker sampled every --every seconds, and idle (no sandbox left) before, after the warm-up and at the end"
+)
 # Each sandbox is bwrap and the bot's harness, and bwrap may keep a parent of the namespace beside them.
 PROCESSES_PER_SANDBOX = 4  # bwrap, its child held before its exec, the fork server's monitor and the harness
 
@@ -58,9 +46,11 @@ PROCESSES_PER_SANDBOX = 4  # bwrap, its child held before its exec, the fork ser
 class Sample:
     seconds: float
     games: int
-    fds: int
-    rss_mib: float
-    processes: int
+    fds: int  # open by the worker's long-lived processes: the Celery parent, its pool, their fork servers
+    rss_mib: float  # their resident memory
+    processes: int  # every process below the worker
+    fork_servers: int
+    sandboxes: int  # processes below the worker that are neither pool processes nor fork servers
     load: float
 
 
@@ -101,30 +91,50 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
+def is_fork_server(pid: int) -> bool:
+    try:
+        return b"zygote.pyc" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def sample(worker_pid: int, games: int, started: float) -> Sample:
-    """The worker's own processes (the Celery parent and its pool: depth 0 and 1) for files and memory;
-    everything below it for the process count."""
+    """Files and memory of the worker's long-lived processes (the Celery parent and its pool, depth 0 and 1, and
+    each pool process's fork server, depth 2); the count of everything below the worker, sandboxes apart."""
     tree = process_tree(worker_pid)
-    own = [pid for pid, depth in tree.items() if depth <= 1]
+    servers = [pid for pid, depth in tree.items() if depth == 2 and is_fork_server(pid)]
+    own = [pid for pid, depth in tree.items() if depth <= 1] + servers
     return Sample(
         seconds=round(time.monotonic() - started, 1),
         games=games,
         fds=sum(open_fds(pid) for pid in own),
         rss_mib=round(sum(rss_kib(pid) for pid in own) / 1024, 1),
         processes=len(tree) - 1,
+        fork_servers=len(servers),
+        sandboxes=len(tree) - len(own),
         load=round(os.getloadavg()[0], 2),
     )
 
 
-def queue_matches(bots: list, total_games: int, match_games: int) -> int:
-    """Unrated exhibition matches of `match_games` games (the last one shorter) cycling over the pairs of bots."""
+def idle_sample(worker_pid: int, games: int, started: float, timeout: float = 30.0) -> Sample:
+    """A sample once the worker is idle: its last match stored and that match's sandboxes reaped (or `timeout`
+    seconds later, when a sandbox that outlives its match is what the sample must show)."""
+    deadline = time.monotonic() + timeout
+    while (taken := sample(worker_pid, games, started)).sandboxes and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return taken
+
+
+def queue_matches(bots: list, total_games: int, match_games: int, first_number: int = 0) -> int:
+    """Unrated exhibition matches of `match_games` games (the last one shorter) cycling over the pairs of bots,
+    numbered (their seeds) from `first_number`."""
     from league.arena import queue
     from league.arena.models import Match
 
     versions = [bot.versions.get() for bot in bots]
     pairs = itertools.cycle(itertools.permutations(versions, 2))
     planned = []
-    for number, first in enumerate(range(0, total_games, match_games)):
+    for number, first in enumerate(range(0, total_games, match_games), start=first_number):
         games = min(match_games, total_games - first)
         match = Match(kind=Match.Kind.EXHIBITION, game="face-to-face", games=games, seed=f"soak-{number}", rated=False)
         planned.append((match, list(next(pairs))))
@@ -138,28 +148,33 @@ def growth(first: float, last: float) -> float:
     return (last - first) / first if first else 0.0
 
 
-def judge(samples: list[Sample], idle_before: Sample, idle_after: Sample, args: argparse.Namespace) -> dict:
+def judge(idle_before: Sample, warm: Sample, idle_after: Sample, samples: list[Sample], workers: int, tolerance: float):
     """First/last/max of each figure and whether it stayed within the tolerance (see the module's notes)."""
-    warm = [s for s in samples if s.games >= args.games // 10] or samples
     report: dict = {}
-    # Open files are compared idle with idle (a busy pool holds its sandboxes' pipes); memory after the warm-up.
-    for name, first_sample in (("fds", idle_before), ("rss_mib", warm[0])):
-        first, last = getattr(first_sample, name), getattr(idle_after, name)
+    # Files and memory: the idle worker after the games against the idle worker after the warm-up (caches full,
+    # every fork server started); a busy sample would count its sandboxes' pipes and its matches' data.
+    for name in ("fds", "rss_mib"):
+        first, last = getattr(warm, name), getattr(idle_after, name)
         report[name] = {
             "first": first,
             "last": last,
             "max": max(getattr(s, name) for s in samples),
             "growth": round(growth(first, last), 4),
-            "ok": growth(first, last) <= args.tolerance,
+            "ok": growth(first, last) <= tolerance,
         }
     # two sandboxes per pool process at most, beside the pool process and its fork server
-    busy_cap = args.workers * (2 * PROCESSES_PER_SANDBOX + 2)
+    busy_cap = workers * (2 * PROCESSES_PER_SANDBOX + 2)
     report["processes"] = {
         "first": idle_before.processes,
+        "warm": warm.processes,
         "last": idle_after.processes,
         "max": max(s.processes for s in samples),
         "busy_cap": busy_cap,
-        "ok": idle_after.processes == idle_before.processes and max(s.processes for s in samples) <= busy_cap,
+        "sandboxes_left": idle_after.sandboxes,
+        "fork_servers": idle_after.fork_servers,
+        "ok": idle_after.sandboxes == 0
+        and idle_after.fork_servers <= workers
+        and max(s.processes for s in samples) <= busy_cap,
     }
     report["ok"] = all(figure["ok"] for figure in report.values())
     return report
@@ -188,45 +203,55 @@ def soak(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
     from league.arena.models import FORFEITS, Game, Match
 
     call_command("migrate", interactive=False, verbosity=0)
-    bots = league_bench.uploaded_participants(args.house.split(","), args.bots)
+    bots = harness.uploaded_participants(args.house.split(","), args.bots)
     log_path = data_dir / "worker.log"
-    worker = league_bench.start_worker(args.workers, log_path)
-    try:
-        league_bench.await_validation(bots, worker, log_path, args.timeout)
-        started = time.monotonic()
-        idle_before = sample(worker.pid, 0, started)
-        matches = queue_matches(bots, args.games, args.match_games)
-        print(f"queued {matches} matches of {args.match_games} games; idle worker: {idle_before}", flush=True)
-        samples: list[Sample] = []
-        exhibitions = Match.objects.filter(kind=Match.Kind.EXHIBITION)
-        next_print = 0.0
+    worker = harness.start_worker(args.workers, log_path)
+    exhibitions = Match.objects.filter(kind=Match.Kind.EXHIBITION)
+    samples: list[Sample] = []
+    next_print = [0.0]
+
+    def play_out(queued: int, started: float) -> int:
+        """Sample the worker every --every seconds until `queued` matches are stored; the games stored."""
         while True:
             done = exhibitions.filter(status__in=[Match.Status.DONE, Match.Status.FAILED]).count()
             games = Game.objects.filter(match__kind=Match.Kind.EXHIBITION).count()
             samples.append(sample(worker.pid, games, started))
-            if time.monotonic() >= next_print:
+            if time.monotonic() >= next_print[0]:
                 print(f"  {samples[-1]}", flush=True)
-                next_print = time.monotonic() + args.print_every
-            if done == matches:
-                break
+                next_print[0] = time.monotonic() + args.print_every
+            if done == queued:
+                return games
             if worker.poll() is not None:
                 raise SystemExit(f"the worker died:\n{log_path.read_text()[-3000:]}")
             if time.monotonic() - started > args.timeout:
-                raise SystemExit(f"not finished after {args.timeout} s: {done} of {matches} matches")
+                raise SystemExit(f"not finished after {args.timeout} s: {done} of {queued} matches")
             time.sleep(args.every)
+
+    try:
+        harness.await_validation(bots, worker, log_path, args.timeout)
+        started = time.monotonic()
+        idle_before = idle_sample(worker.pid, 0, started)
+        warm_games = min(args.games, max(args.match_games, args.games // 10))
+        matches = queue_matches(bots, warm_games, args.match_games)
+        print(f"warm-up: {matches} matches, {warm_games} games; idle worker: {idle_before}", flush=True)
+        games = play_out(matches, started)
+        warm = idle_sample(worker.pid, games, started)
+        matches += queue_matches(bots, args.games - warm_games, args.match_games, first_number=matches)
+        print(f"queued the rest: {matches} matches in all; idle after the warm-up: {warm}", flush=True)
+        games = play_out(matches, started)
         elapsed = time.monotonic() - started
-        time.sleep(2)  # the last match's sandboxes are reaped as it is stored; give the pool a moment
-        idle_after = sample(worker.pid, games, started)
-        cpu = league_bench.tree_cpu_seconds(worker.pid)
+        idle_after = idle_sample(worker.pid, games, started)
+        cpu = harness.tree_cpu_seconds(worker.pid)
     finally:
-        league_bench.stop_worker(worker)
+        harness.stop_worker(worker)
     failed = exhibitions.filter(status=Match.Status.FAILED).count()
     forfeits = Game.objects.filter(match__kind=Match.Kind.EXHIBITION, termination__in=FORFEITS).count()
-    report = judge(samples, idle_before, idle_after, args)
+    report = judge(idle_before, warm, idle_after, samples, args.workers, args.tolerance)
     report["ok"] = report["ok"] and failed == 0 and forfeits == 0
     return {
         "games": games,
         "matches": matches,
+        "workers": args.workers,
         "failed_matches": failed,
         "forfeits": forfeits,
         "seconds": round(elapsed, 1),
@@ -236,32 +261,42 @@ def soak(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
         "load_max": max(s.load for s in samples),
         "samples": len(samples),
         "idle_before": asdict(idle_before),
+        "idle_warm": asdict(warm),
         "idle_after": asdict(idle_after),
         **report,
     }
 
 
-def describe(result: dict) -> str:
+def describe(result: dict, tolerance: float) -> str:
     lines = [
+        CLOCK,
         f"{result['games']} games in {result['matches']} matches, {result['seconds']} s = "
         f"{result['games_per_second']} games/s; worker CPU {result['worker_cpu_seconds']} s; load mean "
         f"{result['load_mean']}, max {result['load_max']} on {os.cpu_count()} CPUs; {result['failed_matches']} "
-        f"failed matches, {result['forfeits']} forfeited games; "
-        f"{result['samples']} samples"
+        f"failed matches, {result['forfeits']} forfeited games; {result['samples']} samples",
     ]
-    labels = {"fds": "open files (worker + pool), idle before", "rss_mib": "RSS MiB (worker + pool), after warm-up"}
+    labels = {"fds": "open files", "rss_mib": "RSS MiB"}
     for name, label in labels.items():
         figure = result[name]
         lines.append(
-            f"  {label}: {figure['first']}, last (idle) {figure['last']}, max {figure['max']}, "
-            f"growth {100 * figure['growth']:+.1f}% -> {'within' if figure['ok'] else 'BEYOND'} the tolerance"
+            f"  {harness.verdict(figure['ok'])}  {label} of the worker, its pool and their fork servers grow <= "
+            f"{100 * tolerance:g}% (idle after the warm-up {figure['first']}, idle at the end {figure['last']}, "
+            f"busy max {figure['max']}): {100 * figure['growth']:+.1f}%"
         )
     figure = result["processes"]
     lines.append(
-        f"  processes below the worker: idle before {figure['first']}, idle after {figure['last']}, busy max "
-        f"{figure['max']} (cap {figure['busy_cap']}) -> {'no leak' if figure['ok'] else 'LEAK'}"
+        f"  {harness.verdict(figure['ok'])}  no process outlives its match (idle at the end: "
+        f"{figure['sandboxes_left']} sandbox processes, {figure['fork_servers']} fork servers for "
+        f"{result['workers']} pool processes; busy max {figure['max']} processes below the worker, cap "
+        f"{figure['busy_cap']}; idle before {figure['first']}, after the warm-up {figure['warm']}, at the end "
+        f"{figure['last']})"
     )
-    lines.append("PASS" if result["ok"] else "FAIL")
+    stored = result["failed_matches"] == 0 and result["forfeits"] == 0
+    lines.append(
+        f"  {harness.verdict(stored)}  every match stored, no game forfeited: {result['failed_matches']} failed "
+        f"matches, {result['forfeits']} forfeits"
+    )
+    lines.append(harness.verdict(result["ok"]))
     return "\n".join(lines)
 
 
@@ -285,15 +320,15 @@ def main() -> None:
         flush=True,
     )
     with tempfile.TemporaryDirectory(prefix="arena-soak-") as data_dir:
-        url = league_bench.fresh_postgres(args.database_url, f"arena_soak_{os.getpid()}")
+        url = harness.fresh_postgres(args.database_url, f"arena_soak_{os.getpid()}")
         try:
             result = soak(args, Path(data_dir), url)
         finally:
             from django.db import connections
 
             connections.close_all()
-            league_bench.drop_postgres(url)
-    print(describe(result))
+            harness.drop_postgres(url)
+    print(describe(result, args.tolerance))
     print(json.dumps(result))
 
 

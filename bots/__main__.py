@@ -17,8 +17,9 @@ from typing import TextIO
 import games
 from bots import upload
 from bots.house import is_house_ref, parse_ref
-from bots.match import BotSpec, MatchSpec, TimeControl, run_match
+from bots.match import BotSpec, MatchSpec, StartPosition, TimeControl, run_match
 from bots.summary import format_summary, summarize
+from bots.turn_output import dumps_jsonl
 from games.__main__ import exit_quietly_on_broken_pipe
 
 
@@ -29,8 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     play = commands.add_parser("play", help="play a match and print a summary")
     play.add_argument("bots", nargs="+", help="house:NAME or a path to a .py/.zip bot")
-    play.add_argument("--game", required=True, choices=games.GAME_IDS)
-    play.add_argument("--games", type=int, default=100, help="number of games (default 100)")
+    play.add_argument("--game", choices=games.GAME_IDS, help="the game (required unless --from gives it)")
+    play.add_argument("--games", type=int, help="number of games (default 100; 1 with --from)")
     play.add_argument("--seed", default="0", help="match seed; game k uses the deal of seed 'SEED:k'")
     play.add_argument("--players", type=int, help="co-op games: number of seats (default: number of bots)")
     play.add_argument("--duplicate", action="store_true", help="play each deal twice with the seats swapped")
@@ -39,6 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="write every game's log here as JSON: game-000001.json, game-000002.json, ... (always 6 digits)",
     )
+    play.add_argument(
+        "--from",
+        dest="from_log",
+        type=Path,
+        metavar="LOG",
+        help="start every game from a position of this logged game (with --turn): same deal, hands as logged",
+    )
+    play.add_argument("--turn", type=int, help="with --from: start before this turn of the log (from 1)")
     play.add_argument("--json", action="store_true", help="print the summary as JSON")
     play.add_argument(
         "--progress",
@@ -57,7 +66,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def start_position(args: argparse.Namespace) -> StartPosition | None:
+    """The logged position --from LOG --turn N names (the game and seat count come from the log), or None."""
+    if args.from_log is None:
+        if args.turn is not None:
+            raise ValueError("--turn needs --from LOG")
+        if args.game is None:
+            raise ValueError("--game is required (or --from LOG)")
+        return None
+    if args.turn is None:
+        raise ValueError("--from needs --turn N: the turn of the log to start before")
+    try:
+        log = games.read_log(args.from_log)
+    except (OSError, ValueError) as error:
+        raise ValueError(f"--from {args.from_log}: cannot read the log: {error}") from error
+    if not isinstance(log, dict) or log.get("game") not in games.GAME_IDS:
+        raise ValueError(f"--from {args.from_log}: not a game log")
+    if args.game is not None and args.game != log["game"]:
+        raise ValueError(f"--from {args.from_log} is a game of {log['game']}, not {args.game}")
+    players = (log.get("options") or {}).get("players")
+    if args.players is not None and args.players != players:
+        raise ValueError(f"--from {args.from_log} has {players} seat(s), not {args.players}")
+    args.game, args.players = log["game"], players
+    return StartPosition(log, args.turn)
+
+
 def match_spec(args: argparse.Namespace) -> MatchSpec:
+    start = start_position(args)
     refs = list(args.bots)
     if args.game != games.FACE_TO_FACE:
         players = args.players or len(refs)
@@ -75,12 +110,13 @@ def match_spec(args: argparse.Namespace) -> MatchSpec:
     return MatchSpec(
         game=args.game,
         bots=[BotSpec(ref) for ref in refs],
-        games=args.games,
+        games=args.games if args.games is not None else 1 if start is not None else 100,
         seed=args.seed,
         players=len(refs) if args.game != games.FACE_TO_FACE else None,
         duplicate=args.duplicate,
         time_control=TimeControl(args.turn_time, args.bank, args.startup),
         sandbox=not args.unsafe_no_sandbox,
+        start=start,
     )
 
 
@@ -123,6 +159,11 @@ def log_file_name(index: int) -> str:
     return f"game-{index + 1:06d}.json"
 
 
+def output_file_name(index: int) -> str:
+    """The private file beside a log: what the bots wrote during each turn (not `.json`, so `logs/*.json` are logs)."""
+    return f"game-{index + 1:06d}.output.jsonl"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "upload":
@@ -150,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
         done += 1
         if args.log_dir is not None:
             (args.log_dir / log_file_name(result.index)).write_text(result.log_json + "\n", encoding="utf-8")
+            if result.turn_output:
+                output = dumps_jsonl(result.turn_output)
+                (args.log_dir / output_file_name(result.index)).write_text(output, encoding="utf-8")
         if progress is not None:
             progress.update(done)
 

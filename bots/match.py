@@ -23,6 +23,7 @@ from bots.house import is_house_ref, load_house_bot, parse_ref
 from bots.house.versions import house_version
 from bots.players import BotFailure, InProcessPlayer, Player
 from bots.reply_bounds import storable_text, turn_problem
+from bots.turn_output import TurnOutputs, with_failure_detail
 from games import FACE_TO_FACE, IllegalTurn, Outcome, Termination
 
 if TYPE_CHECKING:  # the sandbox package is imported only when a match has a file bot to sandbox
@@ -67,6 +68,31 @@ class BotSpec:
         return "sha256:" + hashlib.sha256(Path(self.ref).read_bytes()).hexdigest()
 
 
+@dataclass(frozen=True)
+class StartPosition:
+    """Games that start where a logged game stood before its turn `turn`: the same deal, the same hands, the same
+    order of what is left of the draw piles, the turns before it as logged (python -m bots play --from LOG --turn N).
+    Each seat of the log is played by the match's bot of the same index; the seats never swap."""
+
+    log: dict[str, Any]
+    turn: int
+
+    def state(self) -> games.GameState:
+        """The position, replayed from the log (which is checked whole first)."""
+        state = games.position_before(self.log, self.turn)
+        state.log.dealt_from_seed = bool(self.log.get("dealt_from_seed"))
+        return state
+
+    def check(self) -> None:
+        """Raise ValueError unless the log replays and the game still runs before turn `turn`."""
+        try:
+            state = self.state()
+        except games.LogMismatch as error:
+            raise ValueError(f"the log does not replay: {error}") from error
+        if state.outcome is not None:
+            raise ValueError(f"the game is over before turn {self.turn} ({state.outcome}); choose an earlier turn")
+
+
 @dataclass
 class MatchSpec:
     game: str
@@ -82,6 +108,7 @@ class MatchSpec:
     unpack_limits: UnpackLimits | None = None  # what an uploaded bot may be; None: the unpacker's defaults
     sandbox_limits: SandboxLimits | None = None  # what a sandboxed bot may use; None: SandboxLimits()
     first_deal: int = 0  # game i plays deal first_deal + its deal number: a chunk of a longer list of deals
+    start: StartPosition | None = None  # every game starts from this position of a logged game
 
     def seat_count(self) -> int:
         if self.game == FACE_TO_FACE:
@@ -100,6 +127,21 @@ class MatchSpec:
             raise ValueError(f"face-to-face needs exactly 2 bots, got {len(self.bots)}")
         if self.game != FACE_TO_FACE and len(self.bots) != seats:
             raise ValueError(f"{self.game} with {seats} player(s) needs {seats} bot(s), got {len(self.bots)}")
+        if self.start is not None:
+            self._validate_start(seats)
+
+    def _validate_start(self, seats: int) -> None:
+        log = self.start.log
+        if log.get("game") != self.game:
+            raise ValueError(f"the log is a game of {log.get('game')!r}, not of {self.game!r}")
+        logged_seats = (log.get("options") or {}).get("players")
+        if logged_seats != seats:
+            raise ValueError(f"the log's game has {logged_seats} seat(s), this match {seats}")
+        if self.duplicate:
+            raise ValueError("games from a logged position keep its seats: --duplicate does not apply")
+        if self.options:
+            raise ValueError("games from a logged position keep its options")
+        self.start.check()
 
 
 @dataclass
@@ -114,6 +156,8 @@ class GameResult:
     seat_bots: list[int]
     turns: int
     stderr: dict[int, str] = field(default_factory=dict)
+    # private, like stderr: what the captured bots wrote during each turn (bots/turn_output.py)
+    turn_output: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def from_log(
@@ -149,6 +193,8 @@ def seating(spec: MatchSpec, index: int) -> tuple[int, list[int]]:
     """(deal number, bot index per seat) for game `index`: seats alternate, and with duplicate deals
     each deal is played twice with the seats reversed."""
     seats = spec.seat_count()
+    if spec.start is not None:
+        return index + spec.first_deal, list(range(seats))
     if spec.duplicate:
         deal, swapped = divmod(index, 2)
     else:
@@ -180,7 +226,7 @@ def make_player(bot: BotSpec, spec: MatchSpec) -> Player:
         )
     from bots.unsafe import load_unsandboxed
 
-    return InProcessPlayer(load_unsandboxed(path), bot.label, bot.resolved_version())
+    return InProcessPlayer(load_unsandboxed(path), bot.label, bot.resolved_version(), capture_output=True)
 
 
 class _Seat:
@@ -194,6 +240,7 @@ class _Seat:
         self.last_failure: BotFailure | None = None
         self.launched = False  # the player exists but start() has not returned yet
         self.trusted = bot.is_house  # a house bot's turns need no bounds check (it costs ~10 us a turn)
+        self.game_output = ""  # what the bot wrote so far this game (the end of it)
 
     @property
     def retired(self) -> bool:
@@ -224,8 +271,21 @@ class _Seat:
         self.last_failure = failure
         self._discard()
 
-    def stderr(self) -> str:
-        return self.player.take_stderr() if self.player is not None else ""
+    def take_output(self) -> str:
+        """What the bot wrote since the last take; it is also kept for the game's stderr tail (`game_stderr`)."""
+        text = self.player.take_stderr() if self.player is not None else ""
+        if text:
+            self.game_output = (self.game_output + text)[-STDERR_CAP:]
+        return text
+
+    def game_stderr(self) -> str:
+        """Everything the bot wrote this game (the end of it), with its last failure's detail for the owner."""
+        self.take_output()
+        text, self.game_output = self.game_output, ""
+        if self.last_failure is not None and self.last_failure.stderr_tail:
+            text += self.last_failure.stderr_tail
+            self.last_failure.stderr_tail = ""  # shown once; its termination labels later forfeits
+        return text
 
     def _discard(self) -> None:
         self.launched = False
@@ -262,24 +322,37 @@ def run_match(spec: MatchSpec, on_game: Callable[[GameResult], None] | None = No
 
 def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, str | None]], index: int) -> GameResult:
     deal, seat_bots = seating(spec, index)
-    start_seat = 0 if spec.game == "face-to-face" else None  # Face to Face alternates by seating; co-op by lot
-    state = games.new_game(spec.game, spec.seat_count(), f"{spec.seed}:{deal}", start_seat=start_seat, **spec.options)
+    if spec.start is not None:
+        state = spec.start.state()
+    else:
+        start_seat = 0 if spec.game == "face-to-face" else None  # Face to Face alternates by seating; co-op by lot
+        seed = f"{spec.seed}:{deal}"
+        state = games.new_game(spec.game, spec.seat_count(), seed, start_seat=start_seat, **spec.options)
     state.log.set_bots([identities[b] for b in seat_bots])
     tc = spec.time_control
     banks = [tc.bank] * len(seat_bots)
     _start_game(spec, state, seats, seat_bots, deal)
+    outputs = TurnOutputs()
+    for seat, bot_index in enumerate(seat_bots):
+        if not seats[bot_index].trusted:
+            outputs.add(0, seat, seats[bot_index].bot.label, None, seats[bot_index].take_output())
     while state.outcome is None:
         seat = state.to_move
         owner = seats[seat_bots[seat]]
         if owner.player is None:  # retired, or failed to start or to begin this game
             _forfeit_unavailable(state, seat, owner)
             break
+        started = time.perf_counter()
         try:
             raw, elapsed = owner.player.play(state.observation(seat), tc.turn + banks[seat])
             problem = None if owner.trusted else turn_problem(raw)
             if problem is not None:
                 raise BotFailure(Termination.PROTOCOL_ERROR, f"its turn {problem}")
         except BotFailure as failure:
+            if not owner.trusted:
+                text = with_failure_detail(owner.take_output(), failure.stderr_tail)
+                ms = (time.perf_counter() - started) * 1000
+                outputs.add(state.turn_number + 1, seat, owner.bot.label, ms, text)
             owner.failed(failure)
             # never its stderr: the log is public, stderr is for the bot's owner only
             detail = storable_text(failure.detail)
@@ -288,20 +361,21 @@ def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, 
             state.forfeit(seat, failure.termination, detail)
             break
         banks[seat] -= max(0.0, elapsed - tc.turn)
+        if not owner.trusted:
+            outputs.add(state.turn_number + 1, seat, owner.bot.label, elapsed * 1000, owner.take_output())
         try:
             state.push(raw, elapsed * 1000)  # the raw JSON form, so plain Face to Face turns take the fast path
         except IllegalTurn as error:
             state.reject(raw, error, elapsed * 1000)
     game_stderr = {}
     for bot_index in sorted(set(seat_bots)):
-        text = seats[bot_index].stderr()
-        if seats[bot_index].last_failure is not None and seats[bot_index].last_failure.stderr_tail:
-            text += seats[bot_index].last_failure.stderr_tail
-            seats[bot_index].last_failure.stderr_tail = ""  # shown once; its termination labels later forfeits
+        text = seats[bot_index].game_stderr()
         if text:
             game_stderr[bot_index] = storable_text(text, STDERR_CAP, tail=True)
     log_json = games.dumps_log(state.log.to_json())
-    return GameResult(index, deal, log_json, state.outcome, seat_bots, state.turn_number, game_stderr)
+    return GameResult(
+        index, deal, log_json, state.outcome, seat_bots, state.turn_number, game_stderr, outputs.to_json()
+    )
 
 
 def _start_game(spec: MatchSpec, state: games.GameState, seats: list[_Seat], seat_bots: list[int], deal: int) -> None:
@@ -316,7 +390,7 @@ def _start_game(spec: MatchSpec, state: games.GameState, seats: list[_Seat], sea
             "game": spec.game,
             "players": spec.seat_count(),
             "seat": seat,
-            "seed": f"{spec.seed}:{deal}",
+            "seed": state.log.seed,
             "options": dict(spec.options),
         }
         try:

@@ -7,7 +7,9 @@ A bot's failure is raised as a `BotFailure` carrying the termination reason the 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import sys
 import time
 import traceback
@@ -76,19 +78,69 @@ def _crash(where: str, error: Exception) -> BotFailure:
     return BotFailure(Termination.CRASH, f"{where} raised {type(error).__name__}", stderr_tail=trace)
 
 
+class BoundedText(io.TextIOBase):
+    """A text stream that keeps what is written to it up to `cap` characters and counts the rest."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.parts: list[str] = []
+        self.kept = 0
+        self.dropped = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        room = self.cap - self.kept
+        if len(text) <= room:
+            self.parts.append(text)
+            self.kept += len(text)
+        else:
+            self.parts.append(text[: max(0, room)])
+            self.kept = self.cap
+            self.dropped += len(text) - max(0, room)
+        return len(text)
+
+    def take(self) -> str:
+        text = "".join(self.parts)
+        if self.dropped:
+            text += f"\n[... {self.dropped} more characters of output dropped]\n"
+        self.parts.clear()
+        self.kept = self.dropped = 0
+        return text
+
+
 class InProcessPlayer:
     """Runs a trusted bot module in this process: house bots, or an author's bot without a sandbox.
 
-    Time is measured but cannot be enforced pre-emptively; a slow turn is reported after the fact.
+    Time is measured but cannot be enforced pre-emptively; a slow turn is reported after the fact. With
+    `capture_output` what the bot prints (stdout and stderr, as in the sandbox) is kept for `take_stderr`
+    instead of reaching the terminal, up to `output_cap` characters between two takes.
     """
 
-    def __init__(self, module: ModuleType, name: str, version: str | None = None) -> None:
+    def __init__(
+        self,
+        module: ModuleType,
+        name: str,
+        version: str | None = None,
+        capture_output: bool = False,
+        output_cap: int = 64 * 1024,
+    ) -> None:
         self.module = module
         self.name = name
         self.version = version
         if not callable(getattr(module, "play", None)):
             raise TypeError(f"bot {name} defines no play(observation) function")
         self._new_game = getattr(module, "new_game", None)
+        self._output = BoundedText(output_cap) if capture_output else None
+
+    def _captured(self) -> contextlib.AbstractContextManager:
+        if self._output is None:
+            return contextlib.nullcontext()
+        stack = contextlib.ExitStack()
+        stack.enter_context(contextlib.redirect_stdout(self._output))
+        stack.enter_context(contextlib.redirect_stderr(self._output))
+        return stack
 
     def launch(self, timeout: float) -> None:
         return None
@@ -99,14 +151,16 @@ class InProcessPlayer:
     def new_game(self, info: dict[str, Any], timeout: float) -> None:
         if self._new_game is not None:
             try:
-                self._new_game(info)
+                with self._captured():
+                    self._new_game(info)
             except Exception as error:  # a bot's bug is a crash, never the runner's
                 raise _crash("new_game", error) from error
 
     def play(self, observation: dict[str, Any], timeout: float) -> tuple[Any, float]:
         started = time.perf_counter()
         try:
-            turn = self.module.play(observation)
+            with self._captured():
+                turn = self.module.play(observation)
         except Exception as error:
             raise _crash("play", error) from error
         elapsed = time.perf_counter() - started
@@ -115,7 +169,7 @@ class InProcessPlayer:
         return turn, elapsed
 
     def take_stderr(self) -> str:
-        return ""
+        return "" if self._output is None else self._output.take()
 
     def close(self) -> None:
         return None

@@ -9,7 +9,7 @@ from games.factory import new_game
 from games.log import LOG_FORMAT, LOG_VERSION, GameLog, dumps_log, read_log
 from games.moves import Play, Turn
 from games.outcome import FORFEITS, Outcome, Termination
-from games.replay import replay
+from games.replay import position_before, replay
 from games.state import GameState
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "Turn",
     "dumps_log",
     "new_game",
+    "position_before",
     "read_log",
     "replay",
 ]

@@ -225,6 +225,30 @@ class CoopState(GameState):
         self.log.set_bots([(None, None)] * players)
         self._next_mover(start_seat)
 
+    def with_hidden_cards(self, hands: list[list[int]], draw_piles: list[list[int]]) -> CoopState:
+        """This position with other hands and draw pile (`draw_piles` holds the one draw pile, in draw order):
+        a guess at the cards a player cannot see, for search (bots/analysis). The cards not placed stay the
+        same, only their places change. The copy's log holds just the turns played on it."""
+        if len(hands) != self.players or len(draw_piles) != 1:
+            raise ValueError(f"expected {self.players} hand(s) and one draw pile")
+        before = [card for hand in self.hands for card in hand] + self.draw_pile_reversed
+        after = [card for hand in hands for card in hand] + list(draw_piles[0])
+        if sorted(before) != sorted(after) or [len(hand) for hand in hands] != [len(hand) for hand in self.hands]:
+            raise ValueError("the hands and draw pile must hold the cards not placed, with every hand its size")
+        copy = CoopState.__new__(CoopState)
+        copy.game_id, copy.players, copy.hand_size, copy.table = self.game_id, self.players, self.hand_size, self.table
+        copy.deck = self.deck
+        copy.hands = [list(hand) for hand in hands]
+        copy.draw_pile_reversed = draw_piles[0][::-1]
+        copy.piles = {pile: list(history) for pile, history in self.piles.items()}
+        copy.tops = dict(self.tops)
+        copy.signals = [dict(signals) for signals in self.signals]
+        copy.turn_number = self.turn_number
+        copy.outcome = self.outcome
+        copy.to_move = self.to_move
+        copy.log = GameLog(self.game_id, self.log.options, self.log.seed, self.to_move, [])
+        return copy
+
     def min_plays(self) -> int:
         return 2 if self.draw_pile_reversed else 1
 

@@ -123,6 +123,26 @@ class FaceToFaceState(GameState):
         if not self._can_move(start_seat):
             self._end(Outcome(Termination.STUCK, winner=1 - start_seat, seat=start_seat, detail=self._stuck_detail()))
 
+    def with_hidden_cards(self, hands: list[list[int]], draw_piles: list[list[int]]) -> FaceToFaceState:
+        """This position with other hands and draw piles (each in draw order): a guess at the cards a player
+        cannot see, for search (bots/analysis). Each seat keeps its own cards, only their places change.
+        The copy's log holds just the turns played on it."""
+        for seat in range(2):
+            if sorted(hands[seat] + draw_piles[seat]) != sorted(self.hands[seat] + self.draw_piles_reversed[seat]):
+                raise ValueError(f"seat {seat}'s hand and draw pile must hold the same cards as in this position")
+        copy = FaceToFaceState.__new__(FaceToFaceState)
+        copy.decks = self.decks
+        copy.hands = [list(hand) for hand in hands]
+        copy.draw_piles = [list(pile) for pile in draw_piles]
+        copy.draw_piles_reversed = [pile[::-1] for pile in draw_piles]
+        copy.piles = {pile: list(history) for pile, history in self.piles.items()}
+        copy.tops = dict(self.tops)
+        copy.turn_number = self.turn_number
+        copy.outcome = self.outcome
+        copy.to_move = self.to_move
+        copy.log = GameLog(GAME_ID, self.log.options, self.log.seed, self.to_move, [])
+        return copy
+
     def min_plays(self, seat: int) -> int:
         return min(MIN_PLAYS, len(self.hands[seat]))
 

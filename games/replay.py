@@ -51,6 +51,23 @@ def replay(log: dict[str, Any]) -> Outcome:
     return state.outcome
 
 
+def position_before(log: dict[str, Any], turn: int) -> GameState:
+    """The game of `log` just before its turn `turn` (1-based): the logged deal with turns 1 .. turn-1 pushed.
+
+    The whole log is checked first (`replay`), so a position is only ever built from a log that replays. Turn
+    `len(turns) + 1` is the position the game ended in (before a rejected turn or a bot's failure), and may be
+    over already.
+    """
+    replay(log)
+    turns = log["turns"]
+    if isinstance(turn, bool) or not isinstance(turn, int) or not 1 <= turn <= len(turns) + 1:
+        raise ValueError(f"turn {turn!r} is not a turn of this game: it has turns 1 to {len(turns)}")
+    state = _initial_state(log)
+    for number, entry in enumerate(turns[: turn - 1], start=1):
+        _replay_turn(state, number, entry)
+    return state
+
+
 def _initial_state(log: dict[str, Any]) -> GameState:
     if not isinstance(log, dict):
         raise LogMismatch("a log is a JSON object")

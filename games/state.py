@@ -166,6 +166,10 @@ class GameState:
     def observation(self, seat: int) -> dict[str, Any]:
         raise NotImplementedError
 
+    def with_hidden_cards(self, hands: list[list[int]], draw_piles: list[list[int]]) -> GameState:
+        """This position with the cards nobody sees placed otherwise (hands, and draw piles in draw order)."""
+        raise NotImplementedError
+
     def cards_not_placed(self) -> int:
         raise NotImplementedError
 

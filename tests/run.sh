@@ -26,6 +26,10 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
     for _ in $(seq 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 1; done
 fi
 
+# Property tests draw the same examples every run here, as in CI (tests/conftest.py); HYPOTHESIS_PROFILE=dev draws
+# new ones each run.
+export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
+
 # The whole suite against the production parts: PostgreSQL (psycopg 3) and Redis ...
 DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena CELERY_BROKER_URL=redis://127.0.0.1:6379/0 \
     "$PY" -m pytest -p no:cacheprovider "$@"

@@ -63,12 +63,15 @@ THE_GAME_TUNING = Tuning()
 EXTREME_TUNING = Tuning()
 
 
-def play(observation: dict[str, Any]) -> dict[str, Any]:
-    """Choose this turn's plays and signals for a `the-game` or `extreme` observation."""
+def play(observation: dict[str, Any], tuning: Tuning | None = None) -> dict[str, Any]:
+    """Choose this turn's plays and signals for a `the-game` or `extreme` observation (with the game's own
+    tuning unless one is given: the analysis's rollouts search without a clock, so that they are reproducible)."""
     game = observation.get("game")
     if game not in ("the-game", "extreme"):
         raise ValueError(f"expert_coop plays the-game and extreme, not {game!r}")
-    planner = Planner(observation, EXTREME_TUNING if game == "extreme" else THE_GAME_TUNING)
+    if tuning is None:
+        tuning = EXTREME_TUNING if game == "extreme" else THE_GAME_TUNING
+    planner = Planner(observation, tuning)
     plays = planner.best_plays()
     turn: dict[str, Any] = {"plays": [[card, planner.names[pile]] for card, pile in plays]}
     signals = planner.signals_after(plays)

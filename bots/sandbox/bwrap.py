@@ -185,6 +185,9 @@ class BwrapCommand:
         args += [
             "--ro-bind", self.bot_dir, SANDBOX_BOT_DIR,
             "--dev", "/dev",
+            # no terminal: a session leader (the harness) that opened a pseudo-terminal would be its controlling
+            # process, and the kernel continues that with SIGCONT when the terminal hangs up (its master closes)
+            "--ro-bind", self.empty_dir, "/dev/pts",
             "--bind", self.scratch_dir, SANDBOX_TMP,
             "--remount-ro", "/dev",
             "--remount-ro", "/",

@@ -66,7 +66,7 @@ def test_the_coop_fill_stores_genuine_games_and_the_leagues_own_aggregates(datab
     users = "from django.contrib.auth import get_user_model as u; [u().objects.create_user(f'u{k}') for k in range(3)]"
     run(env, sys.executable, "manage.py", "migrate", "-v0")
     run(env, sys.executable, "manage.py", "shell", "-c", users)
-    fill = [sys.executable, "bench/coop_scale_fill.py", "--database-url", database]
+    fill = [sys.executable, "-m", "bench.coop_scale_fill", "--database-url", database]
     output = run(env, *fill, "--bots", "4", "--deals", "150", "--team-sizes", "1,2")
     assert "stored 4 bots, 16 matches, 1200 games, 1800 seats" in output, output
     assert "coop_rebuild.rebuild: 1200 deal results, 8 standings, 12 pairs" in output, output

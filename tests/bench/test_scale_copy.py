@@ -4,20 +4,17 @@ and a required column nobody planned stops the fill with a message naming it."""
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
 import django
 import pytest
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
 django.setup()
-sys.path.append(str(Path(__file__).resolve().parents[2] / "bench"))  # after the project: bench/league.py
 
-import scale_copy  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection  # noqa: E402
 
+from bench import scale_copy  # noqa: E402
 from league.arena.models import MatchEntry  # noqa: E402
 
 User = get_user_model()

@@ -6,7 +6,7 @@ never touched. One clean run is shared by every fault: each faulty run must fini
 exactly once, leave none queued or running, end with the clean run's ratings, within 1.5x its time (plus the
 time the workers are away when they are), and say in its logs what happened, with time and level. The workers are
 away for 20 s here, not the drill's minute: already four leases and several upkeep rounds, so the same recovery
-runs, and the suite saves 40 s (`python bench/faults.py` keeps the minute). Other work on
+runs, and the suite saves 40 s (`python -m bench.faults` keeps the minute). Other work on
 a shared machine can slow one run by half: a run over budget is compared once more with a clean run timed again
 right after it, and the slower clean time counts.
 """

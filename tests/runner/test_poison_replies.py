@@ -44,7 +44,7 @@ def test_a_poisoned_reply_forfeits_and_the_cli_prints_its_summary_and_logs(poiso
     assert code == 0, err
     summary = json.loads(out)
     assert summary["games"] == 2 and summary["bots"][0]["forfeits"] == {termination: 2}, summary
-    for path in sorted(logs.iterdir()):
+    for path in sorted(logs.glob("*.json")):
         text = path.read_text(encoding="utf-8")
         log = json.loads(text)
         assert log["result"]["termination"] == termination
@@ -52,6 +52,14 @@ def test_a_poisoned_reply_forfeits_and_the_cli_prints_its_summary_and_logs(poiso
         assert STDERR_MARKER not in text and EXCEPTION_MARKER not in text
         assert "\\u0000" not in text and "\\ud800" not in text
         replay(log)  # the stored log is a whole, re-checkable game
+    # the bot's own text goes to the private file beside each log, storable as every text of a bot
+    outputs = [path.read_text(encoding="utf-8") for path in sorted(logs.glob("*.output.jsonl"))]
+    assert len(outputs) == 2
+    for text in outputs:
+        assert all(json.loads(line)["seat"] in (0, 1) for line in text.splitlines())
+        assert "\\u0000" not in text and "\x00" not in text
+    if poison == "crash":
+        assert all(STDERR_MARKER in text and EXCEPTION_MARKER in text for text in outputs)
 
 
 def test_turn_problem_names_each_bound():
