@@ -8,8 +8,12 @@ class ArenaConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Connects the page cache to the league's change signals in every process, workers included:
-        # they send the signals, so they must mark the cached pages stale.
-        # Queues a user's next waiting validation when one of theirs finishes.
+        # Connects every signal handler in every process, workers included: the page cache drops what the league's
+        # change signals name; a finished validation releases its owner's next; and each domain that follows a
+        # stored or failed match (play/events.py) hooks in.
+        from league.arena.coop import results  # noqa: F401
+        from league.arena.ladder import refits  # noqa: F401
         from league.arena.lib import caching  # noqa: F401
-        from league.arena.uploads import validation as validations  # noqa: F401
+        from league.arena.scrims import requests  # noqa: F401
+        from league.arena.tournaments import starting  # noqa: F401
+        from league.arena.uploads import validation  # noqa: F401

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import transaction
+from django.dispatch import receiver
 
 from league.arena.ladder import refits
 from league.arena.models import (
@@ -33,6 +34,7 @@ from league.arena.models import (
     Season,
     SeasonStanding,
 )
+from league.arena.play import events
 
 Z95 = 1.959963984540054
 
@@ -218,3 +220,10 @@ class Figures:
         for left in cards:
             histogram[left] += 1
         return cls(len(cards), sum(1 for left in cards if left == 0), sum(cards), histogram)
+
+
+@receiver(events.match_stored)
+def _record_stored(
+    sender: object, match: Match, versions: list[BotVersion], games: list[Game], **kwargs: object
+) -> None:
+    record(match, versions, games)

@@ -27,13 +27,15 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
+from django.dispatch import receiver
 from django.utils import timezone
 
 from league.arena import queue
 from league.arena.coop import ratings as coop_ratings
 from league.arena.ladder import bradley_terry, history, refit_sql
 from league.arena.lib import heartbeats, retrying, signals
-from league.arena.models import PairResult, Rating, RatingFit, RatingPoint
+from league.arena.models import Match, PairResult, Rating, RatingFit, RatingPoint
+from league.arena.play import events, results
 
 log = logging.getLogger(__name__)
 
@@ -241,3 +243,9 @@ def resume_stale() -> int:
     for game in games:
         queue.refit_ratings(game)
     return len(games)
+
+
+@receiver(events.match_stored)
+def _refit_after(sender: object, match: Match, **kwargs: object) -> None:
+    if results.counts_for_pairs(match):
+        transaction.on_commit(lambda: request(match.game))

@@ -26,11 +26,9 @@ from bots.match import BotSpec, MatchSpec, TimeControl
 from bots.reply_bounds import storable_text
 from bots.sandbox.limits import SandboxLimits
 from league.arena import queue
-from league.arena.coop import results as coop_results
-from league.arena.ladder import refits
-from league.arena.lib import heartbeats, retrying, signals
-from league.arena.models import FORFEITS, BotUpload, BotVersion, Match
-from league.arena.play import results
+from league.arena.lib import heartbeats, retrying
+from league.arena.models import BotUpload, BotVersion, Match
+from league.arena.play import events, results
 from league.arena.uploads.intake import upload_limits
 
 log = logging.getLogger(__name__)
@@ -172,17 +170,12 @@ def _runner_broke(match: Match, token: uuid.UUID, versions: list[BotVersion], er
 
 
 def _give_up(match: Match, token: uuid.UUID, versions: list[BotVersion], reason: str) -> None:
-    """End the match as failed for `reason` (shown to the staff); a validation fails its version, so that it is
-    never left validating, and a tournament is told one of its matches is over."""
+    """End the match as failed for `reason` (shown to the staff) and tell whoever handles a failed match."""
     reason = storable_text(reason)
     log.error("match %s failed for good: %s", match.pk, reason)
     with transaction.atomic():
-        if not match.release(token, reason, give_up=True):
-            return
-        if match.kind == Match.Kind.VALIDATION:
-            versions[0].mark_validated(False, f"the server could not run the validation games: {reason}")
-        if match.tournament_id:
-            queue.finish_tournament(match.tournament_id)
+        if match.release(token, reason, give_up=True):
+            events.send_match_failed(match, versions, reason)
 
 
 def store(match: Match, token: uuid.UUID, versions: list[BotVersion], result: bots.match.MatchResult) -> None:
@@ -195,31 +188,7 @@ def store(match: Match, token: uuid.UUID, versions: list[BotVersion], result: bo
         if finished != 1:
             raise ClaimLost(f"match {match.pk} is no longer claimed by this worker")
         stored = results.save_games(match, seat_versions(match, versions), result.games, result.stderr or {}, now)
-        coop_results.record(match, versions, stored)
-        if match.kind == Match.Kind.VALIDATION:
-            judge_validation(versions[0], result)
-        if match.tournament_id:
-            signals.send_tournament_changed(match.tournament_id)
-            queue.finish_tournament(match.tournament_id)
-        if results.counts_for_pairs(match):
-            transaction.on_commit(lambda: refits.request(match.game))
-        if match.kind == Match.Kind.SCRIM:
-            queue.release_scrims()  # the request's next games, at once if the league has room
-
-
-def judge_validation(version: BotVersion, result: Any) -> None:
-    """Active if the candidate (bot index 0) finished every game without a forfeit of its own."""
-    for game_result in result.games:
-        outcome = game_result.outcome
-        if outcome.termination.value not in FORFEITS or outcome.seat is None:
-            continue
-        if game_result.seat_bots[outcome.seat] != 0:
-            continue
-        reason = storable_text(f"game {game_result.index + 1}: {outcome.termination.value}: {outcome.detail}")
-        stderr = storable_text((result.stderr or {}).get(0, ""), STDERR_TAIL_CHARS, tail=True)
-        version.mark_validated(False, reason, stderr)
-        return
-    version.mark_validated(True)
+        events.send_match_stored(match, versions, stored, result)
 
 
 def requeue_lost() -> int:

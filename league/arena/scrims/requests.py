@@ -23,6 +23,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count, Exists, F, Min, OuterRef, Q, QuerySet, Sum
+from django.dispatch import receiver
 from django.utils import timezone
 
 from league.arena import queue
@@ -37,7 +38,7 @@ from league.arena.models import (
     MatchRequest,
     ScheduleLock,
 )
-from league.arena.play import wording
+from league.arena.play import events, wording
 
 MAX_GAMES = 100  # per request
 CHUNK_GAMES = 10  # per match: a dead worker loses little, and a long scrim never holds a worker for long
@@ -342,3 +343,9 @@ def games_of(scrim: MatchRequest) -> list[tuple]:
         words = wording.game_result(game.termination, game.winner_seat, game.fault_seat, game.score, seated)
         rows.append((game, seated, words))
     return rows
+
+
+@receiver(events.match_stored)
+def _release_after(sender: object, match: Match, **kwargs: object) -> None:
+    if match.kind == Match.Kind.SCRIM:
+        queue.release_scrims()  # the request's next games, at once if the league has room

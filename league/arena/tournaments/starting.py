@@ -6,11 +6,13 @@ import logging
 from itertools import combinations
 
 from django.db import transaction
+from django.dispatch import receiver
 from django.utils import timezone
 
 from league.arena import queue
 from league.arena.lib import seeds, signals
 from league.arena.models import Match, Tournament, TournamentEntry
+from league.arena.play import events
 from league.arena.tournaments import coop as coop_tournaments
 
 log = logging.getLogger(__name__)
@@ -101,3 +103,12 @@ def finish_all_done() -> int:
     for pk in finished:
         log.warning("tournament %s: all its matches were over but it was still running; finished now", pk)
     return len(finished)
+
+
+@receiver(events.match_stored)
+@receiver(events.match_failed)
+def _one_match_over(sender: object, match: Match, **kwargs: object) -> None:
+    """A tournament's match was stored (its table changed) or failed for good: finish it if it was the last."""
+    if match.tournament_id:
+        signals.send_tournament_changed(match.tournament_id)
+        queue.finish_tournament(match.tournament_id)

@@ -8,15 +8,20 @@ lost signal left waiting. So one user's 200 uploads delay only that user's valid
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import QuerySet
 from django.dispatch import receiver
 
+from bots.reply_bounds import storable_text
 from league.arena import queue
 from league.arena.lib import caching, seeds, signals
-from league.arena.models import Bot, BotVersion, Match, MatchEntry
+from league.arena.models import FORFEITS, Bot, BotVersion, Match, MatchEntry
+from league.arena.play import events
+from league.arena.play.results import STDERR_TAIL_CHARS
 from league.arena.uploads.house import house_version
 
 UNFINISHED = [Match.Status.QUEUED, Match.Status.RUNNING]
@@ -90,3 +95,31 @@ def release_all() -> int:
 @receiver(signals.validation_finished)
 def _release_next(sender: object, owner_id: int, **kwargs: object) -> None:
     release(owner_id)
+
+
+def judge(version: BotVersion, result: Any) -> None:
+    """Active if the candidate (bot index 0) finished every game without a forfeit of its own."""
+    for game_result in result.games:
+        outcome = game_result.outcome
+        if outcome.termination.value not in FORFEITS or outcome.seat is None:
+            continue
+        if game_result.seat_bots[outcome.seat] != 0:
+            continue
+        reason = storable_text(f"game {game_result.index + 1}: {outcome.termination.value}: {outcome.detail}")
+        stderr = storable_text((result.stderr or {}).get(0, ""), STDERR_TAIL_CHARS, tail=True)
+        version.mark_validated(False, reason, stderr)
+        return
+    version.mark_validated(True)
+
+
+@receiver(events.match_stored)
+def _judge_stored(sender: object, match: Match, versions: list[BotVersion], result: Any, **kwargs: object) -> None:
+    if match.kind == Match.Kind.VALIDATION:
+        judge(versions[0], result)
+
+
+@receiver(events.match_failed)
+def _fail_unplayable(sender: object, match: Match, versions: list[BotVersion], reason: str, **kwargs: object) -> None:
+    """A validation the server could not run fails its version, so that it is never left validating."""
+    if match.kind == Match.Kind.VALIDATION:
+        versions[0].mark_validated(False, f"the server could not run the validation games: {reason}")
