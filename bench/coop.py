@@ -88,6 +88,7 @@ def run(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
 
     from league.arena.coop import challenges
     from league.arena.ladder import refits
+    from league.arena.ladder.pools import RatingPool
     from league.arena.models import Bot, BotVersion, DealResult, RatingFit
 
     call_command("migrate", interactive=False, verbosity=0)
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
         cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         season = challenges.start_season("the-game", deals=args.deals, chunk=args.chunk, team_sizes=[1])
-        key = season.rating_key(1)
+        pool = RatingPool.coop(season, 1)
         games = bots * args.deals
         comparisons = bots * (bots - 1) // 2 * args.deals
         wait(
@@ -122,7 +123,9 @@ def run(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
         stored = time.perf_counter() - started
         wait(
             "the last refit",
-            lambda: RatingFit.objects.filter(game=key, games=comparisons, pending=False, claim_token=None).exists(),
+            lambda: RatingFit.objects.filter(
+                game=pool.key, games=comparisons, pending=False, claim_token=None
+            ).exists(),
             worker,
             log_path,
             120,
@@ -135,12 +138,12 @@ def run(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
     cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
     fits, refit_runs = [], []
     for _ in range(5):
-        counts, _ = refits.pair_counts(key)
+        counts, _ = refits.pair_counts(pool)
         began = time.process_time()
         refits.fit(counts)
         fits.append(time.process_time() - began)
         began = time.perf_counter()
-        refits.refit(key)
+        refits.refit(pool)
         refit_runs.append(time.perf_counter() - began)
     return {
         "bots": bots,

@@ -193,6 +193,7 @@ def aggregate(season: object) -> None:
 
     from league.arena.coop import rebuild as coop_rebuild
     from league.arena.ladder import refits
+    from league.arena.ladder.pools import RatingPool
 
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
@@ -206,9 +207,9 @@ def aggregate(season: object) -> None:
     )
     for size in season.team_sizes:
         begun = time.monotonic()
-        refits.refit(season.rating_key(size))
+        refits.refit(RatingPool.coop(season, size))
         print(
-            f"refit of {season.rating_key(size)}: {time.monotonic() - begun:.1f} s (load {harness.loadavg()})",
+            f"refit of {RatingPool.coop(season, size)}: {time.monotonic() - begun:.1f} s (load {harness.loadavg()})",
             flush=True,
         )
     with connection.cursor() as cursor:

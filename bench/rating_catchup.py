@@ -256,6 +256,7 @@ def measure_catchup(
     from django.db import connections
 
     from league.arena.ladder import refits
+    from league.arena.ladder.pools import RatingPool
     from league.arena.models import BotVersion, Match, Rating, RatingFit
 
     members = list(BotVersion.objects.filter(active_for__game=game).order_by("pk").values_list("pk", flat=True))
@@ -272,7 +273,7 @@ def measure_catchup(
         match = Match(kind=Match.Kind.LADDER, game=game, games=len(played), seed=f"catchup-{k}", rated=True)
         planned.append((match, [versions[pk] for pk in pair]))
     created = Match.objects.bulk_create_with_entries(planned)
-    refits.refit(game)  # start from ratings that cover everything already stored
+    refits.refit(RatingPool.ladder(game))  # start from ratings that cover everything already stored
     baseline = RatingFit.objects.get(game=game).games
     log_path = Path(os.environ.get("ARENA_DATA_DIR", "/tmp")) / "catchup-worker.log"
     worker = harness.start_worker(refit_workers, log_path, "--pool", "prefork", env={"ARENA_LADDER_MAX_PENDING": "0"})

@@ -303,11 +303,12 @@ def check_models(plan: Any, apps: Any) -> None:
 def refit_all() -> float:
     """One rating refit of every competitive game, as a worker runs it after a stored match."""
     from league.arena.ladder import refits
+    from league.arena.ladder.pools import RatingPool
     from league.arena.models import COMPETITIVE_GAMES
 
     started = time.perf_counter()
     for game in sorted(COMPETITIVE_GAMES):
-        refits.refit(game)
+        refits.refit(RatingPool.ladder(game))
     seconds = time.perf_counter() - started
     print(f"rating refit: {seconds:.2f} s", flush=True)
     return seconds

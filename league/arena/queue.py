@@ -73,8 +73,9 @@ def release_scrims() -> None:
     send_on_commit(RELEASE_SCRIMS)
 
 
-def refit_ratings(game: str) -> None:
-    send_on_commit(REFIT_RATINGS, game)
+def refit_ratings(pool_key: str) -> None:
+    """Ask for a refit of the rating pool with this key (league.arena.ladder.pools)."""
+    send_on_commit(REFIT_RATINGS, pool_key)
 
 
 def finish_tournament(tournament_id: int) -> None:

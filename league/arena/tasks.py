@@ -15,6 +15,7 @@ from celery import Task, shared_task
 
 from league.arena.coop import challenges
 from league.arena.ladder import refits, scheduling
+from league.arena.ladder.pools import RatingPool
 from league.arena.lib.retrying import ResilientTask
 from league.arena.ops import upkeep
 from league.arena.play import matches
@@ -56,8 +57,8 @@ def release_scrims() -> None:
 
 
 @shared_task(base=ResilientTask, acks_late=True, name="league.arena.tasks.refit_ratings")
-def refit_ratings(game: str) -> None:
-    refits.run(game)
+def refit_ratings(pool_key: str) -> None:
+    refits.run(RatingPool.from_key(pool_key))
 
 
 @shared_task(base=ResilientTask, acks_late=True, name="league.arena.tasks.start_tournament")

@@ -76,6 +76,7 @@ def league(db, alice, bob, make_version, record_games):
     from django.utils import timezone
 
     from league.arena.ladder import refits
+    from league.arena.ladder.pools import RatingPool
     from league.arena.models import BotVersion, MatchRequest, Tournament, TournamentEntry
 
     ace = make_version(alice, "ace")
@@ -91,7 +92,7 @@ def league(db, alice, bob, make_version, record_games):
     TournamentEntry.objects.create(tournament=tournament, bot=ace.bot, version=ace)
     TournamentEntry.objects.create(tournament=tournament, bot=bee.bot, version=bee)
     played = record_games(ace, bee, [0, 0, 1], tournament=tournament, kind="tournament")
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     scrim = MatchRequest.objects.create(
         requester=alice, bot=ace.bot, version=ace, opponent=bee.bot, opponent_version=bee, games=4
     )
@@ -120,6 +121,7 @@ def coop_season(alice, bob, make_version):
     """A current season of The Game, 4 deals in teams of 1 and 2, with two bots' results stored and rated."""
     from league.arena.coop import challenges
     from league.arena.ladder import refits
+    from league.arena.ladder.pools import RatingPool
     from tests.league.coop_helpers import record_coop
 
     season = challenges.start_season("the-game", deals=4, chunk=4, team_sizes=[1, 2])
@@ -130,5 +132,5 @@ def coop_season(alice, bob, make_version):
     record_coop(season, solo, 2, [1, 2, 0, 0])
     record_coop(season, pal, 2, [4, 2, 1, 0])
     for players in season.team_sizes:
-        refits.refit(season.rating_key(players))
+        refits.refit(RatingPool.coop(season, players))
     return season, solo, pal

@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from league.arena.coop import challenges
 from league.arena.coop import results as coop_results
 from league.arena.ladder import refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import DealResult, Game, SeasonRating
 from tests.league.coop_helpers import record_coop
 
@@ -156,7 +157,7 @@ def test_every_list_is_a_constant_number_of_queries(league, api, alice, bob, mak
         version = make_version(alice if k % 2 else bob, f"more{k}", game="the-game")
         record_coop(season, version, 1 + k % 2, [k, 1, 2, 3])
     for players in season.team_sizes:
-        refits.refit(season.rating_key(players))
+        refits.refit(RatingPool.coop(season, players))
     assert DealResult.objects.filter(season=season).count() == 4 * 4 + 6 * 4
     assert counts() == before
     with CaptureQueriesContext(connection) as queries:

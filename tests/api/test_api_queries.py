@@ -121,9 +121,10 @@ def test_cached_standings_and_leaderboards_follow_the_league(
 
     assert [row["rank"] for row in client.get("/api/leaderboards/face-to-face/").json()["results"]] == [None, None]
     from league.arena.ladder import refits
+    from league.arena.ladder.pools import RatingPool
 
     with django_capture_on_commit_callbacks(execute=True):
-        refits.refit("face-to-face")
+        refits.refit(RatingPool.ladder("face-to-face"))
     ranked = client.get("/api/leaderboards/face-to-face/").json()["results"]
     assert [(row["rank"], row["bot"]["name"]) for row in ranked] == [(1, "a"), (2, "b")]
 

@@ -1,15 +1,16 @@
 """/api/bots/<id>/ratings/ gives one point per refit that moved the version's rating, oldest first."""
 
 from league.arena.ladder import refits
+from league.arena.ladder.pools import RatingPool
 
 
 def test_the_ratings_endpoint_lists_every_refit_that_moved_the_rating(api, alice, bob, make_version, record_games):
     a, b = make_version(alice, "a"), make_version(bob, "b")
     record_games(a, b, [0, 1, 0])
-    refits.refit("face-to-face")
-    refits.refit("face-to-face")  # nothing new: no second point
+    refits.refit(RatingPool.ladder("face-to-face"))
+    refits.refit(RatingPool.ladder("face-to-face"))  # nothing new: no second point
     record_games(a, b, [0, 0])
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
 
     body = api().get(f"/api/bots/{a.bot_id}/ratings/").json()
 

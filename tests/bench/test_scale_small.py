@@ -31,6 +31,7 @@ CHECK = """
 import django
 django.setup()
 from league.arena.ladder import refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.play import results
 from league.arena.models import COMPETITIVE_GAMES, Bot, Game, GameSeat, MatchEntry, PairResult, Rating, SeatResult
 
@@ -51,7 +52,7 @@ copied = aggregates()
 results.rebuild()
 Rating.objects.all().delete()
 for game in sorted(COMPETITIVE_GAMES):
-    refits.refit(game)
+    refits.refit(RatingPool.ladder(game))
 rebuilt = aggregates()
 for name, mine, theirs in zip(("entry results", "pair results", "seat results", "ratings"), copied, rebuilt):
     assert mine == theirs, f"the bench's {name} differ from what rebuild_results computes from the games"

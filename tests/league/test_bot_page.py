@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.html import strip_tags
 
 from league.arena.ladder import history, refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import Game, Rating, RatingFit, RatingPoint, SeatResult
 from league.arena.profiles import bot_page as bot_pages
 
@@ -29,7 +30,7 @@ def test_a_refit_adds_a_point_only_for_versions_whose_rating_moved(alice, bob, m
     a, b, c, d = (make_version(owner, name) for owner, name in ((alice, "a"), (bob, "b"), (alice, "c"), (bob, "d")))
     record_games(a, b, [0, 1, 0])
     record_games(c, d, [0, 0, 1])
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     assert RatingPoint.objects.count() == 4
     first = RatingFit.objects.get().fitted_at
     assert set(RatingPoint.objects.values_list("fitted_at", flat=True)) == {first}
@@ -37,11 +38,11 @@ def test_a_refit_adds_a_point_only_for_versions_whose_rating_moved(alice, bob, m
         rating = Rating.objects.get(version_id=point.version_id)
         assert (point.elo, point.low, point.high, point.games) == (rating.elo, rating.low, rating.high, rating.games)
 
-    refits.refit("face-to-face")  # nothing new: no point
+    refits.refit(RatingPool.ladder("face-to-face"))  # nothing new: no point
     assert RatingPoint.objects.count() == 4
 
     record_games(a, b, [0, 0])  # only a and b played: c and d (another component) did not move
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     second = RatingFit.objects.get().fitted_at
     moved = RatingPoint.objects.filter(fitted_at=second).values_list("version_id", flat=True)
     assert sorted(moved) == sorted([a.pk, b.pk])
@@ -69,11 +70,11 @@ def test_a_small_drift_is_recorded_once_it_adds_up(alice, bob, make_version):
 def test_a_refit_that_lost_its_claim_adds_no_points(alice, bob, make_version, record_games, sent):
     a, b = make_version(alice, "a"), make_version(bob, "b")
     record_games(a, b, [0, 1, 0])
-    refits.request("face-to-face")
-    token = refits.claim("face-to-face")
+    refits.request(RatingPool.ladder("face-to-face"))
+    token = refits.claim(RatingPool.ladder("face-to-face"))
     RatingFit.objects.update(claim_token=None)  # another refit took over
-    counts, last = refits.pair_counts("face-to-face")
-    assert refits.store("face-to-face", token, counts, refits.fit(counts, {}), last) is False
+    counts, last = refits.pair_counts(RatingPool.ladder("face-to-face"))
+    assert refits.store(RatingPool.ladder("face-to-face"), token, counts, refits.fit(counts, {}), last) is False
     assert not RatingPoint.objects.exists() and not Rating.objects.exists()
 
 
@@ -114,11 +115,11 @@ def test_the_page_shows_rating_interval_rank_and_a_chart_with_version_changes(
     first = make_version(alice, "mine")
     for opponent in others:
         record_games(first, opponent, [0, 0, 0, 1])
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     second = make_version(alice, "mine")  # v2 becomes the active version
     for opponent in others:
         record_games(second, opponent, [1, 1, 1, 0])
-        refits.refit("face-to-face")
+        refits.refit(RatingPool.ladder("face-to-face"))
     rating = Rating.objects.get(version=second)
     higher = Rating.objects.filter(elo__gt=rating.elo, version__active_for__isnull=False).count()
     text = page(client, first.bot)
@@ -247,7 +248,7 @@ def build_history(n: int, tag: str, alice, bob, make_version, record_games):
         version = make_version(alice, f"{tag}-mine")
         record_games(version, opponents[k], [0, 1, None])
         record_games(version, opponents[(k + 1) % n], [0], kind="validation", rated=False)
-        refits.refit("face-to-face")
+        refits.refit(RatingPool.ladder("face-to-face"))
     return version.bot
 
 
@@ -284,14 +285,14 @@ def test_rating_and_head_to_head_are_cached_until_the_leaderboard_changes(
 ):
     mine, theirs = make_version(alice, "mine"), make_version(bob, "theirs")
     record_games(mine, theirs, [0, 0, 1])
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     page(client, mine.bot)
     with CaptureQueriesContext(connection) as warm:
         before = page(client, mine.bot)
     assert not any("arena_ratingpoint" in query["sql"] or "arena_pairresult" in query["sql"] for query in warm)
     record_games(mine, theirs, [0, 0, 0])
     with django_capture_on_commit_callbacks(execute=True):
-        refits.refit("face-to-face")
+        refits.refit(RatingPool.ladder("face-to-face"))
     after = page(client, mine.bot)
     assert ">6 games</a>" in after and ">3 games</a>" in before
     assert after.count('class="version-mark"') == 0 and RatingPoint.objects.filter(version=mine).count() == 2
@@ -300,7 +301,7 @@ def test_rating_and_head_to_head_are_cached_until_the_leaderboard_changes(
 def test_a_single_refit_draws_its_interval_as_a_bar(client, alice, bob, make_version, record_games):
     mine, theirs = make_version(alice, "mine"), make_version(bob, "theirs")
     record_games(mine, theirs, [0, 1, 0])
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     svg = re.search(r"<svg.*?</svg>", page(client, mine.bot), re.S).group(0)
     band = re.search(r'<polygon class="band"[^>]*points="([^"]+)"', svg).group(1).split()
     xs = sorted({float(corner.split(",")[0]) for corner in band})

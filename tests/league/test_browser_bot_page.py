@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from league.arena.ladder import refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import Match
 from league.arena.play import results
 from tests.league.browser import (
@@ -53,7 +54,7 @@ def busy_bot(transactional_db, django_user_model, make_version, record_games, pl
         if k == 6:
             version = make_version(owner, name)  # v2 from the seventh refit on
         record_games(version, rival, [0, 1, 0, None, 1 if k % 3 else 0])
-        refits.refit("face-to-face")
+        refits.refit(RatingPool.ladder("face-to-face"))
     failed = make_version(owner, name, status="failed")
     failed.failure_reason = "game 2: crash: KeyError: 'no such pile: p9.up'"
     failed.stderr_tail = "Traceback (most recent call last):\n" + '  File "bot.py", line 2, in play\n' * 30

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.html import strip_tags
 
 from league.arena.ladder import refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.lib import caching, signals
 from league.arena.models import Rating, Tournament, TournamentEntry
 from league.arena.play import matches
@@ -196,12 +197,12 @@ def test_stored_games_and_their_refit_show_at_once(
     a, b = make_version(alice, "alpha"), make_version(bob, "beta")
     with django_capture_on_commit_callbacks(execute=True):
         record_games(a, b, [0, 0, 0, 1])
-        refits.refit("face-to-face")
+        refits.refit(RatingPool.ladder("face-to-face"))
     page = client.get(LADDER).content.decode()
     assert page.index("alpha") < page.index("beta") and "3–1" in page
     with django_capture_on_commit_callbacks(execute=True):
         record_games(a, b, [1] * 8)
-        refits.refit("face-to-face")
+        refits.refit(RatingPool.ladder("face-to-face"))
     page = client.get(LADDER).content.decode()
     assert page.index("beta") < page.index("alpha") and "9–3" in page
     home = strip_tags(client.get(reverse("home")).content.decode())

@@ -11,6 +11,7 @@ import bots.house
 from league.arena.coop import challenges
 from league.arena.coop import results as coop_results
 from league.arena.ladder import refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import (
     DealPair,
     DealResult,
@@ -105,7 +106,7 @@ def test_played_chunks_store_the_seasons_seeds_standings_and_comparisons(
     challenges.schedule("the-game")
     with django_capture_on_commit_callbacks(execute=True):
         assert play_queued() == 3 * 3
-    assert ("refit_ratings", (season.rating_key(1),)) in sent
+    assert ("refit_ratings", (RatingPool.coop(season, 1).key,)) in sent
     for game in Game.objects.select_related("match"):
         assert game.seed == season.deal_seed(game.match.first_deal + game.index)
     results = replayed_results(season, 1)
@@ -117,11 +118,11 @@ def test_played_chunks_store_the_seasons_seeds_standings_and_comparisons(
         assert (shown.deals, shown.wins, shown.mean, shown.median) == (deals, wins, pytest.approx(mean), median)
     stored = {(p.first_id, p.second_id): (p.first_wins, p.second_wins, p.draws) for p in DealPair.objects.all()}
     assert stored == comparisons(results)
-    assert refits.run(season.rating_key(1)) == 1
+    assert refits.run(RatingPool.coop(season, 1)) == 1
     rated = {r.version_id: r for r in SeasonRating.objects.filter(season=season, players=1)}
     assert set(rated) == set(results) and all(r.comparisons == 24 for r in rated.values())
     assert rated[greedy.pk].elo > rated[house_version("house:random", "the-game").pk].elo
-    assert RatingFit.objects.get(game=season.rating_key(1)).games == 36
+    assert RatingFit.objects.get(game=RatingPool.coop(season, 1).key).games == 36
     assert not RatingFit.objects.filter(game="the-game").exists()  # Face to Face's keys are left alone
 
 

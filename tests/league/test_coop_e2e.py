@@ -15,6 +15,7 @@ import bots.house
 from league.arena.coop import challenges
 from league.arena.coop import leaderboards as coop_leaderboards
 from league.arena.ladder import bradley_terry
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import Bot, BotVersion, DealResult, Match, RatingFit, SeasonRating
 from league.arena.uploads.house import house_version
 from tests.league.coop_helpers import comparisons, figures, replayed_results
@@ -39,7 +40,7 @@ def test_three_bots_play_a_season_through_celery_and_a_new_season_starts_cleanly
     members = {v.pk for v in challenges.members("the-game")}
     assert len(members) == 3 and house_version("house:expert", "the-game").pk in members
 
-    key = season.rating_key(1)
+    key = RatingPool.coop(season, 1).key
 
     def season_played() -> bool:
         done = DealResult.objects.filter(season=season, players=1).count() == 3 * DEALS

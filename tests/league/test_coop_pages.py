@@ -15,6 +15,7 @@ import bots.house
 from league.arena.coop import challenges
 from league.arena.coop import leaderboards as coop_leaderboards
 from league.arena.ladder import refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import DealResult, Season
 from league.arena.uploads.house import house_version
 from tests.league.coop_helpers import figures, play_queued, replayed_results
@@ -31,7 +32,7 @@ def played_season(alice, make_version, settings, sent):
     challenges.schedule("the-game")
     play_queued()
     for players in (1, 2):
-        refits.refit(season.rating_key(players))
+        refits.refit(RatingPool.coop(season, players))
     return season
 
 

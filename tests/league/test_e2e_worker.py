@@ -18,6 +18,7 @@ from django.utils import timezone
 
 import bots.house
 from league.arena.ladder import refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import (
     Bot,
     BotVersion,
@@ -93,7 +94,7 @@ def test_uploads_are_validated_and_a_scheduled_tournament_is_played(client, djan
 
     # A refit from scratch (aggregates rebuilt from the stored games) reproduces the ratings the leaderboard shows.
     results.rebuild()
-    refit = refits.fit(refits.pair_counts("face-to-face")[0])
+    refit = refits.fit(refits.pair_counts(RatingPool.ladder("face-to-face"))[0])
     shown = {r.version_id: r for r in Rating.objects.filter(game="face-to-face")}
     assert set(refit) == set(shown) == {greedy.newest_active_version().pk, rnd.newest_active_version().pk, house.pk}
     board = client.get(reverse("ladder", args=["face-to-face"])).content.decode()

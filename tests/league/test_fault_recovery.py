@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from league.arena import queue, tasks
 from league.arena.ladder import refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.lib import heartbeats, retrying
 from league.arena.models import Match, RatingFit, Tournament
 from league.arena.ops import upkeep
@@ -246,6 +247,6 @@ def test_a_refit_that_met_a_database_error_hands_its_claim_back(db, monkeypatch)
 
     monkeypatch.setattr(refits, "pair_counts", unreadable)
     with pytest.raises(OperationalError):
-        refits.run("face-to-face")
+        refits.run(RatingPool.ladder("face-to-face"))
     state = RatingFit.objects.get(game="face-to-face")
     assert state.claim_token is None and state.pending  # the retry claims it at once

@@ -3,6 +3,7 @@
 import pytest
 
 from league.arena.ladder import leaderboards, refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import Bot, BotVersion, Rating
 
 
@@ -50,7 +51,7 @@ def test_the_ladder_follows_each_bots_newest_active_version(alice, bob, make_ver
     a1 = make_version(alice, "a")
     b = make_version(bob, "b")
     record_games(a1, b, [0, 0, 0])
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     a2 = make_version(alice, "a", status="validating")  # not on the ladder until validated
     assert Bot.objects.get(pk=a1.bot_id).active_version == a1
     assert a2.mark_validated(True)
@@ -61,7 +62,7 @@ def test_the_ladder_follows_each_bots_newest_active_version(alice, bob, make_ver
     assert a3.mark_validated(False, "crash")
     assert Bot.objects.get(pk=a1.bot_id).active_version == a2  # a failed version changes nothing
     record_games(a2, b, [0, 0, 0, 0, 0])
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     rows = leaderboards.top("face-to-face", 10)
     assert [(r.rank, r.version) for r in rows] == [(1, a2), (2, b)]
     assert rows[0].rating.wins == 5 and rows[0].rating.win_percent == 100.0

@@ -3,6 +3,7 @@
 from django.urls import reverse
 
 from league.arena.ladder import refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import Game, Tournament, TournamentEntry
 
 
@@ -52,7 +53,7 @@ def test_the_versions_part_refreshes_itself_only_while_validating(client, alice,
 def test_the_leaderboard_lists_rank_owner_version_elo_and_record(client, alice, bob, make_version, record_games):
     a, b = make_version(alice, "alpha"), make_version(bob, "beta")
     record_games(a, b, [0, 0, 0, 1])
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     page = client.get(reverse("ladder", args=["face-to-face"])).content.decode()
     rating = a.rating
     assert f"{rating.elo:.0f} ± {rating.margin:.0f}" in page

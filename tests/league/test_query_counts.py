@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from league.arena.ladder import refits
 from league.arena.ladder import views as ladder_views
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import BotUpload, Game, Tournament, TournamentEntry
 
 # The most queries each page may run on a cold cache (an anonymous visitor; a logged-in one adds the session's 2).
@@ -28,7 +29,7 @@ def build(n, tag, owner, make_version, record_games):
     for k in range(n):
         record_games(versions[k], versions[(k + 1) % n], [0, 1], tournament=cup, kind="tournament")
     long_match = record_games(versions[1], versions[2], [k % 2 for k in range(n)])
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     return {
         "home": reverse("home"),
         "ladder": reverse("ladder", args=["face-to-face"]),

@@ -6,6 +6,7 @@ import pytest
 from django.utils import timezone
 
 from league.arena.ladder import bradley_terry, refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import Rating, RatingFit
 from league.arena.play import results
 
@@ -16,7 +17,7 @@ def test_it_fits_every_rated_game(alice, bob, make_version, record_games):
     record_games(b, a, [1, 0])  # b is seat 0 here: a wins one, b wins one
     record_games(b, c, [0, 0, 1])
     record_games(a, c, [0, 1], rated=False)  # unrated (validation) games never count
-    assert refits.refit("face-to-face") is True
+    assert refits.refit(RatingPool.ladder("face-to-face")) is True
     expected = bradley_terry.fit_ratings(
         [
             (a.pk, b.pk, 1),
@@ -48,21 +49,21 @@ def test_ratings_do_not_depend_on_how_or_in_which_order_matches_were_stored(alic
     a, b, c = make_version(alice, "a"), make_version(bob, "b"), make_version(alice, "c")
     record_games(a, b, [0, 1, 0])
     record_games(c, b, [None, 0])  # a draw
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     record_games(b, a, [1, 1])
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     incremental = {r.version_id: (r.elo, r.low, r.high, r.games, r.last_played) for r in Rating.objects.all()}
     # From scratch: aggregates rebuilt from the stored games, a fit from no ratings at all.
     results.rebuild()
     Rating.objects.all().delete()
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     scratch = {r.version_id: (r.elo, r.low, r.high, r.games, r.last_played) for r in Rating.objects.all()}
     assert scratch.keys() == incremental.keys()
     for pk, (elo, low, high, games, last_played) in scratch.items():
         assert (games, last_played) == incremental[pk][3:]
         assert (elo, low, high) == pytest.approx(incremental[pk][:3], abs=1e-9)  # the same optimum
     # Same games, other order and other matches: same numbers.
-    fitted = refits.fit(refits.pair_counts("face-to-face")[0])
+    fitted = refits.fit(refits.pair_counts(RatingPool.ladder("face-to-face"))[0])
     reordered = bradley_terry.fit_ratings(
         [(b.pk, a.pk, 0), (c.pk, b.pk, 1), (a.pk, b.pk, 1), (b.pk, c.pk, 0.5), (a.pk, b.pk, 0), (b.pk, a.pk, 0)]
         + [(a.pk, b.pk, 1)],
@@ -75,16 +76,16 @@ def test_ratings_do_not_depend_on_how_or_in_which_order_matches_were_stored(alic
 def test_a_refit_whose_claim_was_taken_over_stores_nothing(alice, bob, make_version, record_games, sent):
     a, b = make_version(alice, "a"), make_version(bob, "b")
     record_games(a, b, [0, 0])
-    refits.request("face-to-face")
-    slow = refits.claim("face-to-face")
-    counts, last = refits.pair_counts("face-to-face")
+    refits.request(RatingPool.ladder("face-to-face"))
+    slow = refits.claim(RatingPool.ladder("face-to-face"))
+    counts, last = refits.pair_counts(RatingPool.ladder("face-to-face"))
     stale_fit = refits.fit(counts)
     # The slow refit stops refreshing its claim; after the lease another refit takes over with newer games.
     RatingFit.objects.filter(game="face-to-face").update(claimed_at=timezone.now() - refits.LEASE - timedelta(1))
     record_games(a, b, [1, 1, 1, 1])
-    assert refits.refit("face-to-face") is True
+    assert refits.refit(RatingPool.ladder("face-to-face")) is True
     newest = Rating.objects.get(version=a).elo
-    assert refits.store("face-to-face", slow, counts, stale_fit, last) is False
+    assert refits.store(RatingPool.ladder("face-to-face"), slow, counts, stale_fit, last) is False
     assert Rating.objects.get(version=a).elo == newest
     assert RatingFit.objects.get(game="face-to-face").games == 6
 
@@ -94,19 +95,19 @@ def test_a_refit_whose_claim_was_taken_over_stores_nothing(alice, bob, make_vers
 def test_a_request_queues_one_refit_and_none_while_one_runs(alice, bob, make_version, record_games, sent):
     a, b = make_version(alice, "a"), make_version(bob, "b")
     record_games(a, b, [0])
-    refits.request("face-to-face")
+    refits.request(RatingPool.ladder("face-to-face"))
     assert sent == [("refit_ratings", ("face-to-face",))]
-    token = refits.claim("face-to-face")
-    assert token is not None and refits.claim("face-to-face") is None  # one refit in flight
-    refits.request("face-to-face")
-    refits.request("face-to-face")
+    token = refits.claim(RatingPool.ladder("face-to-face"))
+    assert token is not None and refits.claim(RatingPool.ladder("face-to-face")) is None  # one refit in flight
+    refits.request(RatingPool.ladder("face-to-face"))
+    refits.request(RatingPool.ladder("face-to-face"))
     assert len(sent) == 1  # the running refit will see `pending` and fit once more
     # A claim whose holder died is taken over after the lease, and requests queue a refit again.
     RatingFit.objects.filter(game="face-to-face").update(claimed_at=timezone.now() - refits.LEASE - timedelta(1))
-    refits.request("face-to-face")
+    refits.request(RatingPool.ladder("face-to-face"))
     assert len(sent) == 2
     assert refits.resume_stale() == 1
-    assert refits.claim("face-to-face") not in (None, token)
+    assert refits.claim(RatingPool.ladder("face-to-face")) not in (None, token)
 
 
 # Outside a test transaction: requests follow commits, so what they queue is sent at once.
@@ -124,18 +125,18 @@ def test_matches_stored_during_a_refit_are_covered_by_one_more_refit(
         if len(fits) == 1:  # three matches are stored while the first fit runs
             for winners in ([1], [1, 1], [0, 1]):
                 record_games(a, b, winners)
-                refits.request("face-to-face")
+                refits.request(RatingPool.ladder("face-to-face"))
         return original(counts, start)
 
     monkeypatch.setattr(refits, "fit", fit_while_matches_arrive)
-    refits.request("face-to-face")
-    assert refits.run("face-to-face") == 2
+    refits.request(RatingPool.ladder("face-to-face"))
+    assert refits.run(RatingPool.ladder("face-to-face")) == 2
     assert fits == [1, 6]  # one more fit covered all three matches
     assert len(sent) == 1  # and no refit was queued for them while the first ran
     assert Rating.objects.get(version=a).games == 6
     state = RatingFit.objects.get(game="face-to-face")
     assert (state.games, state.pending, state.claim_token) == (6, False, None)
-    assert refits.run("face-to-face") == 0  # nothing asked for: a leftover task does nothing
+    assert refits.run(RatingPool.ladder("face-to-face")) == 0  # nothing asked for: a leftover task does nothing
 
 
 def test_the_leaderboard_hears_of_a_stored_refit_once_it_commits(
@@ -149,7 +150,7 @@ def test_the_leaderboard_hears_of_a_stored_refit_once_it_commits(
     leaderboard_changed.connect(lambda sender, game, **kw: heard.append(game), weak=False, dispatch_uid="test")
     try:
         with django_capture_on_commit_callbacks(execute=False) as callbacks:
-            assert refits.refit("face-to-face")
+            assert refits.refit(RatingPool.ladder("face-to-face"))
         assert heard == []  # not before the ratings are committed
         for callback in callbacks:
             callback()
@@ -161,6 +162,6 @@ def test_the_leaderboard_hears_of_a_stored_refit_once_it_commits(
 def test_a_refit_without_rated_games_stores_no_ratings(alice, bob, make_version, record_games):
     a, b = make_version(alice, "a"), make_version(bob, "b")
     record_games(a, b, [0, 1], rated=False)
-    assert refits.refit("face-to-face") is True
+    assert refits.refit(RatingPool.ladder("face-to-face")) is True
     assert not Rating.objects.exists()
     assert RatingFit.objects.get(game="face-to-face").games == 0

@@ -7,6 +7,7 @@ import pytest
 from django.utils import timezone
 
 from league.arena.ladder import refit_sql, refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import PairResult, Rating
 
 
@@ -48,13 +49,13 @@ def test_every_rating_column_is_written():
 def test_a_refit_overwrites_every_rating_and_keeps_its_history_point(alice, bob, make_version, record_games):
     a, b = make_version(alice, "a"), make_version(bob, "b")
     record_games(a, b, [0, 0, 1])
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     first = {r.version_id: r for r in Rating.objects.all()}
     assert first[a.pk].point_elo == first[a.pk].elo and first[a.pk].point_games == 3
     record_games(a, b, [0])
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     second = {r.version_id: r for r in Rating.objects.all()}
-    expected = refits.fit(refits.pair_counts("face-to-face")[0])
+    expected = refits.fit(refits.pair_counts(RatingPool.ladder("face-to-face"))[0])
     for pk, rating in expected.items():
         row = second[pk]
         assert (row.elo, row.low, row.high) == pytest.approx((rating.elo, rating.low, rating.high))

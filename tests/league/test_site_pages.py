@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.html import strip_tags
 
 from league.arena.ladder import refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import Game, Match, Tournament, TournamentEntry
 from league.arena.play import wording
 
@@ -51,7 +52,7 @@ def test_an_owner_page_lists_the_bots_with_their_ladder_place(client, alice, bob
     record_games(a, b, [1, 1, 1, 0])
     record_games(b, c, [0, 0, 0, 1])
     record_games(a, c, [0, 0, 1])
-    refits.refit("face-to-face")
+    refits.refit(RatingPool.ladder("face-to-face"))
     page = client.get(reverse("user", args=["bob"])).content.decode()
     text = " ".join(strip_tags(page[page.index("<main") : page.index("</main>")]).split())
     assert "beta" in text and "gamma" in text and "alpha" not in text

@@ -23,6 +23,7 @@ from django.db import transaction
 from django.dispatch import receiver
 
 from league.arena.ladder import refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import (
     CARDS_IN_DECK,
     COOP_GAMES,
@@ -72,8 +73,8 @@ def record(match: Match, versions: Sequence[BotVersion], stored: Sequence[Game])
     _add_to_standing(season, players, version, [row.cards_left for row in fresh])
     played_at = max(game.played_at for game in stored)
     _add_to_pairs(season, players, version.pk, {row.deal: row.cards_left for row in fresh}, played_at)
-    key = season.rating_key(players)
-    transaction.on_commit(lambda: refits.request(key))
+    pool = RatingPool.coop(season, players)
+    transaction.on_commit(lambda: refits.request(pool))
     return len(fresh)
 
 

@@ -69,10 +69,6 @@ class Season(models.Model):
     def seeds(self) -> list[str]:
         return [f"{self.seed}:{deal}" for deal in range(self.deals)]
 
-    def rating_key(self, players: int) -> str:
-        """The key of this season's ladder of `players`-seat teams in the refit machinery (RatingFit.game)."""
-        return f"coop:{self.pk}:{players}"
-
 
 class DealResult(models.Model):
     """One version's result on one deal of a season, alone or as a self-play team of `players` copies."""

@@ -12,6 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from league.arena.ladder import refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import COMPETITIVE_GAMES, Season
 from league.arena.play import results
 
@@ -37,11 +38,13 @@ class Command(BaseCommand):
         )
         if options["no_refit"]:
             return
-        keys = sorted(COMPETITIVE_GAMES) + [
-            season.rating_key(players) for season in Season.objects.order_by("pk") for players in season.team_sizes
+        pools = [RatingPool.ladder(game) for game in sorted(COMPETITIVE_GAMES)] + [
+            RatingPool.coop(season, players)
+            for season in Season.objects.order_by("pk")
+            for players in season.team_sizes
         ]
-        for key in keys:
-            if refits.refit(key):
-                self.stdout.write(f"refit the ratings of {key}")
+        for pool in pools:
+            if refits.refit(pool):
+                self.stdout.write(f"refit the ratings of {pool}")
             else:
-                self.stdout.write(f"{key}: a running refit holds the claim; it refits once more when done")
+                self.stdout.write(f"{pool}: a running refit holds the claim; it refits once more when done")

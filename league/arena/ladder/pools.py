@@ -1,0 +1,150 @@
+"""Rating pools: the versions one Bradley-Terry fit rates together, and where that fit's ratings are kept.
+
+A pool is a competitive game's ladder (every rated game of the game, ladder and tournament alike: `PairResult`,
+`Rating`, with a history point per move) or one co-op season's ladder of one team size (its duplicate comparisons:
+`DealPair`, `SeasonRating`). The refit machinery (ladder/refits.py) handles every pool the same way; what differs
+between the two kinds lives here, once.
+
+A pool's `key` names it where a text is needed: the primary key of its `RatingFit` row and the argument of the refit
+task. A ladder's key is its game id (`face-to-face`); a co-op ladder's is `coop:<season id>:<team size>`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import QuerySet
+
+from league.arena.ladder import bradley_terry, history, refit_sql
+from league.arena.models import COMPETITIVE_GAMES, DealPair, PairResult, Rating, RatingPoint, Season, SeasonRating
+
+COOP_PREFIX = "coop:"
+
+
+@dataclass(frozen=True)
+class RatingPool:
+    """Which game's ratings, and for a co-op ladder which season and team size (both None for a competitive one)."""
+
+    game: str
+    season: int | None = None
+    players: int | None = None
+
+    def __post_init__(self) -> None:
+        if (self.season is None) != (self.players is None):
+            raise ValueError(f"a co-op rating pool names both its season and its team size, got {self!r}")
+        if self.is_coop == (self.game in COMPETITIVE_GAMES):
+            needs = "no season" if self.game in COMPETITIVE_GAMES else "a season and a team size"
+            raise ValueError(f"a rating pool of {self.game!r} has {needs}, got {self!r}")
+
+    @classmethod
+    def ladder(cls, game: str) -> RatingPool:
+        """Every rated game of a competitive game."""
+        return cls(game)
+
+    @classmethod
+    def coop(cls, season: Season, players: int) -> RatingPool:
+        """One co-op season's ladder of `players`-seat teams."""
+        return cls(season.game, season.pk, players)
+
+    @classmethod
+    def from_key(cls, key: str) -> RatingPool:
+        """The pool a key names (a co-op key's game is looked up from its season); ValueError for anything else."""
+        if not key.startswith(COOP_PREFIX):
+            if key not in COMPETITIVE_GAMES:
+                raise ValueError(f"{key!r} names no rating pool: a competitive game or coop:<season id>:<team size>")
+            return cls.ladder(key)
+        season, _, players = key[len(COOP_PREFIX) :].partition(":")
+        try:
+            season_id, team_size = int(season), int(players)
+        except ValueError:
+            raise ValueError(f"{key!r} is not a co-op rating key (coop:<season id>:<team size>)") from None
+        game = Season.objects.filter(pk=season_id).values_list("game", flat=True).first()
+        if game is None:
+            raise ValueError(f"{key!r} names season {season_id}, which does not exist")
+        return cls(game, season_id, team_size)
+
+    @property
+    def is_coop(self) -> bool:
+        return self.season is not None
+
+    @property
+    def key(self) -> str:
+        return f"{COOP_PREFIX}{self.season}:{self.players}" if self.is_coop else self.game
+
+    def __str__(self) -> str:
+        return self.key
+
+    def pairs(self) -> QuerySet:
+        """The pool's pairs of versions with their results: what a fit reads."""
+        if self.is_coop:
+            return DealPair.objects.filter(season_id=self.season, players=self.players)
+        return PairResult.objects.filter(game=self.game)
+
+    def stored_elos(self) -> dict[int, float]:
+        """The Elo each version has now (a fit starts from them)."""
+        if self.is_coop:
+            rows = SeasonRating.objects.filter(season_id=self.season, players=self.players)
+        else:
+            rows = Rating.objects.filter(game=self.game)
+        return dict(rows.values_list("version_id", "elo"))
+
+    def write(self, fitted: dict[int, bradley_terry.Rating], last_played: dict[int, datetime], now: datetime) -> None:
+        """Rewrite the pool's ratings from one fit (the caller holds the refit claim and the transaction)."""
+        if self.is_coop:
+            _write_coop(self, fitted)
+        else:
+            _write_ladder(self.game, fitted, last_played, now)
+
+
+def _write_ladder(
+    game: str, fitted: dict[int, bradley_terry.Rating], last_played: dict[int, datetime], now: datetime
+) -> None:
+    """The game's `Rating` rows, and one history point per version whose rating moved since its own last point."""
+    points, moved = history.next_points(history.last_points(game), fitted)
+    RatingPoint.objects.bulk_create(history.point_rows(game, points, moved, now), batch_size=2_000)
+    versions = list(fitted)
+    rated, kept = [fitted[pk] for pk in versions], [points[pk] for pk in versions]
+    refit_sql.replace_ratings(
+        game,
+        {
+            "version_id": versions,
+            "elo": [r.elo for r in rated],
+            "low": [r.low for r in rated],
+            "high": [r.high for r in rated],
+            "games": [r.games for r in rated],
+            "wins": [r.wins for r in rated],
+            "losses": [r.losses for r in rated],
+            "last_played": [last_played.get(pk) for pk in versions],
+            "point_elo": [p.elo for p in kept],
+            "point_low": [p.low for p in kept],
+            "point_high": [p.high for p in kept],
+            "point_games": [p.games for p in kept],
+        },
+    )
+
+
+def _write_coop(pool: RatingPool, fitted: dict[int, bradley_terry.Rating]) -> None:
+    rows = SeasonRating.objects.filter(season_id=pool.season, players=pool.players)
+    rows.exclude(version_id__in=list(fitted)).delete()
+    SeasonRating.objects.bulk_create(
+        [
+            SeasonRating(
+                season_id=pool.season,
+                players=pool.players,
+                version_id=pk,
+                elo=r.elo,
+                low=r.low,
+                high=r.high,
+                comparisons=r.games,
+                wins=r.wins,
+                losses=r.losses,
+                draws=r.draws,
+            )
+            for pk, r in fitted.items()
+        ],
+        update_conflicts=True,
+        unique_fields=["season", "players", "version"],
+        update_fields=["elo", "low", "high", "comparisons", "wins", "losses", "draws"],
+        batch_size=2_000,
+    )
