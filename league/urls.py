@@ -52,7 +52,7 @@ urlpatterns = [
         version_views.revalidate_version,
         name="revalidate-version",
     ),
-    path("bots/<int:bot_id>/scrims/", scrim_views.new_scrim, name="new-scrim"),
+    path("bots/<int:bot_id>/scrims/", profile_views.new_scrim, name="new-scrim"),
     path("scrims/<int:scrim_id>/", scrim_views.scrim_page, name="scrim"),
     path("scrims/<int:scrim_id>/status/", scrim_views.scrim_status, name="scrim-status"),
     path("ladder/", ladder_views.leaderboard, name="ladder-default"),

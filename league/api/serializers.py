@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
 from league.arena.models import BOT_NAME_RULE, Bot, BotVersion, Game, GameSeat, Match, MatchEntry, Rating, Tournament
-from league.arena.site.decorators import sees_private
+from league.arena.web.decorators import sees_private
 
 
 class PrivateFieldsMixin:

@@ -42,12 +42,12 @@ from league.arena.models import (
     MatchEntry,
     Tournament,
 )
-from league.arena.site.decorators import sees_private
 from league.arena.tournaments import standings
 from league.arena.uploads import changes as bot_changes
 from league.arena.uploads import versions
 from league.arena.uploads.forms import NewBotForm, NewVersionForm
 from league.arena.uploads.intake import NameTaken, UploadRejected, add_bot, add_version
+from league.arena.web.decorators import sees_private
 
 USER_BOTS_SHOWN = 100
 MATCH_GAMES_SHOWN = 100

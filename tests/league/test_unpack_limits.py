@@ -8,9 +8,10 @@ import zipfile
 import pytest
 
 from bots.sandbox.unpack import BotPackageError, UnpackLimits, unpack_bot
+from league.arena.lib.unpack_limits import upload_limits
 from league.arena.models import Match
 from league.arena.play.matches import match_spec
-from league.arena.uploads.intake import UploadRejected, inspect_upload, upload_limits
+from league.arena.uploads.intake import UploadRejected, inspect_upload
 
 GOOD_BOT = b"def play(observation):\n    return []\n"
 

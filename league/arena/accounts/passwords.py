@@ -15,7 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import path, reverse_lazy
 
 from league.arena.lib.throttles import client_address
-from league.arena.site.decorators import throttled
+from league.arena.web.decorators import throttled
 
 LINK_HOURS = {"timeout_hours": settings.PASSWORD_RESET_TIMEOUT // 3600}
 RESETS_REFUSED = "Too many password reset requests from your address, or for this e-mail address, this hour."

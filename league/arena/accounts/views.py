@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 
 from league.arena.accounts.forms import SignupForm
 from league.arena.lib.throttles import client_address
-from league.arena.site.decorators import throttled
+from league.arena.web.decorators import throttled
 
 
 @throttled("signup", "ARENA_SIGNUPS_PER_HOUR", client_address, "Too many sign-ups from your address this hour.")

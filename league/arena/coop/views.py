@@ -12,7 +12,7 @@ from league.arena.coop import leaderboards as coop_leaderboards
 from league.arena.ladder import views as ladder_views
 from league.arena.lib import caching
 from league.arena.models import COOP_GAMES, GAME_CHOICES, GAME_NAMES, Season
-from league.arena.site.pagination import page_number
+from league.arena.web.pagination import page_number
 
 LADDER_PER_PAGE = 50
 

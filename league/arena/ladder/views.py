@@ -12,7 +12,7 @@ from league.arena.models import (
     FACE_TO_FACE,
     GAME_NAMES,
 )
-from league.arena.site.pagination import page_number
+from league.arena.web.pagination import page_number
 
 LADDER_PER_PAGE = 50
 

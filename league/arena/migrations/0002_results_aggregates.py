@@ -28,7 +28,7 @@ def fill_active_versions(apps, schema_editor):
 
 
 def fill_results(apps, schema_editor):
-    results.rebuild(apps, seats=False, coop=False)  # SeatResult comes with 0005, the co-op seasons with 0006
+    results.rebuild(apps, seats=False)  # SeatResult comes with 0005, the co-op seasons (their own rebuild) with 0006
 
 
 class Migration(migrations.Migration):

@@ -27,9 +27,9 @@ from bots.reply_bounds import storable_text
 from bots.sandbox.limits import SandboxLimits
 from league.arena import queue
 from league.arena.lib import heartbeats, retrying
+from league.arena.lib.unpack_limits import upload_limits
 from league.arena.models import BotUpload, BotVersion, Match
 from league.arena.play import events, results
-from league.arena.uploads.intake import upload_limits
 
 log = logging.getLogger(__name__)
 

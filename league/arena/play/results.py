@@ -27,7 +27,6 @@ from django.db.models import Aggregate, Count, Max, Model, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
 from bots.reply_bounds import storable_text
-from league.arena.coop import rebuild as coop_rebuild
 from league.arena.models import (
     COMPETITIVE_GAMES,
     FORFEITS,
@@ -250,22 +249,20 @@ class Rebuilt(NamedTuple):
     entries: int
     pairs: int
     seats: int
-    coop: coop_rebuild.Rebuilt | None
 
 
 @transaction.atomic
-def rebuild(apps: Apps = global_apps, seats: bool = True, coop: bool = True) -> Rebuilt:
-    """Recompute every aggregate from the stored games: match entries, pairs of versions, version seats and the
-    co-op challenge results (deal results, standings, duplicate comparisons; see `coop_rebuild`).
+def rebuild(apps: Apps = global_apps, seats: bool = True) -> Rebuilt:
+    """Recompute the match aggregates from the stored games: match entries, pairs of versions and version seats
+    (the co-op challenge results have their own rebuild, coop/rebuild.py).
 
     `apps` is the model registry: the project's, or a migration's historical one (the data migrations that
-    introduced the aggregates fill them with this; `seats=False` for a state before `SeatResult`, `coop=False`
-    for one before the co-op seasons).
+    introduced the aggregates fill them with this; `seats=False` for a state before `SeatResult`).
     """
     entries = _rebuild_entries(apps.get_model("arena", "GameSeat"), apps.get_model("arena", "MatchEntry"))
     pairs = _rebuild_pairs(apps.get_model("arena", "GameSeat"), apps.get_model("arena", "PairResult"))
     seat_rows = rebuild_seats(apps) if seats else 0
-    return Rebuilt(entries, pairs, seat_rows, coop_rebuild.rebuild(apps) if coop else None)
+    return Rebuilt(entries, pairs, seat_rows)
 
 
 def rebuild_seats(apps: Apps = global_apps) -> int:

@@ -17,7 +17,7 @@ from league.arena.models import (
 )
 from league.arena.play import wording
 from league.arena.play.replay_data import SeatLabel, viewer_data
-from league.arena.site.pagination import paginate
+from league.arena.web.pagination import paginate
 
 GAMES_PER_PAGE = 100
 

@@ -31,7 +31,7 @@ from league.arena.models import (
     RatingPoint,
     SeatResult,
 )
-from league.arena.site.decorators import sees_private
+from league.arena.web.decorators import sees_private
 
 VERSIONS_SHOWN = 50
 HISTORY_POINTS = 300

@@ -16,12 +16,13 @@ from league.arena.models import (
     Rating,
 )
 from league.arena.profiles import bot_page as bot_pages
+from league.arena.scrims import requests as scrims
 from league.arena.scrims import views as scrim_views
-from league.arena.site.decorators import per_user, throttled, with_bot
-from league.arena.site.pagination import paginate
 from league.arena.uploads.forms import NewVersionForm
 from league.arena.uploads.intake import UploadRejected, add_version
 from league.arena.uploads.views import UPLOADS_REFUSED, _uploaded
+from league.arena.web.decorators import per_user, throttled, with_bot
+from league.arena.web.pagination import paginate
 
 OWNER_BOTS_PER_PAGE = 50
 
@@ -98,3 +99,22 @@ def user_page(request: HttpRequest, username: str) -> HttpResponse:
         bot.rating = rating
         bot.rank = (bot.higher or 0) + 1 if rating is not None and bot.is_on_ladder else None
     return render(request, "arena/user.html", {"owner": owner, "page": page})
+
+
+@require_POST
+@login_required
+@with_bot(owner_only=True)
+def new_scrim(request: HttpRequest, bot: Bot) -> HttpResponse:
+    form = scrim_views.ScrimForm(request.POST, bot=bot)
+    if form.is_valid():
+        try:
+            scrim = scrims.request_scrim(request.user, bot, form.cleaned_data["opponent"], form.cleaned_data["games"])
+        except scrims.ScrimRefused as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, f"Scrim asked for: {scrim.games} games against {scrim.opponent.full_name}.")
+            return redirect(scrim)
+    context = bot_pages.page_context(request, bot)
+    context["form"] = NewVersionForm()
+    context.update(scrim_views.bot_page_part(request, bot, form))
+    return render(request, "arena/bot.html", context, status=400)

@@ -10,17 +10,12 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
-from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.shortcuts import get_object_or_404, render
 
 from league.arena.models import COMPETITIVE_GAMES, Bot, MatchRequest
-from league.arena.profiles import bot_page as bot_pages
 from league.arena.scrims import requests as scrims
-from league.arena.site.decorators import sees_private, with_bot
-from league.arena.uploads.forms import NewVersionForm
+from league.arena.web.decorators import sees_private
 
 RECENT_SHOWN = 10
 
@@ -57,25 +52,6 @@ def bot_page_part(request: HttpRequest, bot: Bot, form: ScrimForm | None = None)
         "scrim_games_per_day": settings.ARENA_SCRIM_GAMES_PER_DAY,
         "bot_has_active_version": bot.active_version_id is not None,
     }
-
-
-@require_POST
-@login_required
-@with_bot(owner_only=True)
-def new_scrim(request: HttpRequest, bot: Bot) -> HttpResponse:
-    form = ScrimForm(request.POST, bot=bot)
-    if form.is_valid():
-        try:
-            scrim = scrims.request_scrim(request.user, bot, form.cleaned_data["opponent"], form.cleaned_data["games"])
-        except scrims.ScrimRefused as error:
-            form.add_error(None, str(error))
-        else:
-            messages.success(request, f"Scrim asked for: {scrim.games} games against {scrim.opponent.full_name}.")
-            return redirect(scrim)
-    context = bot_pages.page_context(request, bot)
-    context["form"] = NewVersionForm()
-    context.update(bot_page_part(request, bot, form))
-    return render(request, "arena/bot.html", context, status=400)
 
 
 def _scrim_context(request: HttpRequest, scrim_id: int) -> dict:

@@ -18,9 +18,9 @@ from league.arena.models import (
     Tournament,
 )
 from league.arena.play.views import _entries_with_bots
-from league.arena.site.pagination import paginate
 from league.arena.tournaments import actions, standings
 from league.arena.tournaments import coop as coop_tournaments
+from league.arena.web.pagination import paginate
 
 TOURNAMENTS_PER_PAGE = 25
 TOURNAMENT_MATCHES_PER_PAGE = 50

@@ -22,7 +22,8 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
 
-from bots.sandbox.unpack import BotPackageError, UnpackLimits, check_archive
+from bots.sandbox.unpack import BotPackageError, check_archive
+from league.arena.lib.unpack_limits import upload_limits
 from league.arena.models import Bot, BotUpload, BotVersion
 from league.arena.uploads import validation as validations
 
@@ -61,17 +62,6 @@ def _check_source(name: str, data: bytes) -> None:
         raise UploadRejected(f"{name} does not compile: it is too deeply nested to compile") from None
     except (ValueError, OverflowError) as error:  # e.g. NUL bytes in the source, a constant too large
         raise UploadRejected(f"{name} does not compile: {error}") from None
-
-
-def upload_limits() -> UnpackLimits:
-    """The limits from the settings: the upload check applies them, and the worker's unpacker again."""
-    return UnpackLimits(
-        py_bytes=settings.ARENA_MAX_PY_BYTES,
-        zip_bytes=settings.ARENA_MAX_ZIP_BYTES,
-        zip_entries=settings.ARENA_MAX_ZIP_ENTRIES,
-        unpacked_bytes=settings.ARENA_MAX_UNPACKED_BYTES,
-        compression_ratio=settings.ARENA_MAX_COMPRESSION_RATIO,
-    )
 
 
 def _check_zip(data: bytes) -> None:

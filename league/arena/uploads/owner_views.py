@@ -9,10 +9,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from league.arena.models import Bot
-from league.arena.site.decorators import sees_private, with_bot
 from league.arena.uploads import changes as bot_changes
 from league.arena.uploads import versions
 from league.arena.uploads.forms import BotEditForm
+from league.arena.web.decorators import sees_private, with_bot
 
 
 @login_required

@@ -9,8 +9,8 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
 from league.arena.models import Bot
-from league.arena.site.decorators import with_bot
 from league.arena.uploads import versions
+from league.arena.web.decorators import with_bot
 
 
 @require_POST

@@ -13,10 +13,10 @@ from league.arena.models import (
     Bot,
     BotVersion,
 )
-from league.arena.site.decorators import per_user, throttled
-from league.arena.site.pagination import paginate
 from league.arena.uploads.forms import NewBotForm
 from league.arena.uploads.intake import NameTaken, UploadRejected, add_bot
+from league.arena.web.decorators import per_user, throttled
+from league.arena.web.pagination import paginate
 
 BOTS_PER_PAGE = 50
 UPLOADS_REFUSED = "You have uploaded as many bots and versions as one account may in an hour."

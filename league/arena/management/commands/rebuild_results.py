@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
+from django.db import transaction
 
+from league.arena.coop import rebuild as coop_rebuild
 from league.arena.ladder import refits
 from league.arena.ladder.pools import RatingPool
 from league.arena.models import COMPETITIVE_GAMES, Season
@@ -27,14 +29,15 @@ class Command(BaseCommand):
         parser.add_argument("--no-refit", action="store_true", help="leave the ratings as they are")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        rebuilt = results.rebuild()
+        with transaction.atomic():
+            rebuilt, coop = results.rebuild(), coop_rebuild.rebuild()
         self.stdout.write(
             f"rebuilt results of {rebuilt.entries} match entries, {rebuilt.pairs} pairs of versions and "
             f"{rebuilt.seats} version seats"
         )
         self.stdout.write(
-            f"rebuilt the co-op challenges: {rebuilt.coop.deal_results} deal results, {rebuilt.coop.standings} "
-            f"standings, {rebuilt.coop.pairs} pairs of versions compared"
+            f"rebuilt the co-op challenges: {coop.deal_results} deal results, {coop.standings} "
+            f"standings, {coop.pairs} pairs of versions compared"
         )
         if options["no_refit"]:
             return
