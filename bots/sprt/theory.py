@@ -36,6 +36,11 @@ class Expectation:
 def llr_drift_variance(test: SPRT, true: Distribution, kind: str) -> tuple[float, float]:
     """The mean and variance of one sample's LLR step when results follow `true`."""
     true = true.support()  # an impossible cell is never sampled, and its fitted probability is 0
+    if len(true.values) < 2:
+        raise ValueError(
+            "the true distribution has a single outcome: a test then sees one kind of sample only, and how long it "
+            "takes depends on the regularisation of the empty cells, not on this theory"
+        )
     steps = jumps(*test.fits(true, kind))
     drift = sum(p * j for p, j in zip(true.probs, steps, strict=True))
     variance = sum(p * (j - drift) ** 2 for p, j in zip(true.probs, steps, strict=True))

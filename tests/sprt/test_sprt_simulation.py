@@ -68,3 +68,8 @@ def test_pair_distribution_sums_the_two_games():
     assert pairs.mean == pytest.approx(0.65)
     with pytest.raises(ValueError):
         pair_distribution(0.8, 0.3)
+
+
+def test_a_truth_with_one_outcome_has_no_expected_length():
+    with pytest.raises(ValueError, match="single outcome"):
+        expectation(SPRT(), pair_distribution(1.0), "pentanomial")
