@@ -27,7 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import games
-from bench.harness import ROOT, loadavg
+from bench.harness import ROOT, loadavg, verdict
 from bots.match import BotSpec, play_games
 from bots.sprt import SPRT, Counts, Status
 from bots.sprt.distribution import Distribution, empirical
@@ -87,7 +87,7 @@ def scenarios(runs: int) -> list[Scenario]:
 
 
 def judge(mean: float, theory: float) -> str:
-    return "PASS" if abs(mean - theory) <= TOLERANCE * theory else "MISS"
+    return verdict(abs(mean - theory) <= TOLERANCE * theory)
 
 
 def run_simulated(runs: int, seed: int) -> bool:
@@ -100,13 +100,13 @@ def run_simulated(runs: int, seed: int) -> bool:
         results = [simulate(scenario.test, scenario.truth.probs, BATCH, rng) for _ in range(scenario.runs)]
         elapsed = time.perf_counter() - started
         mean = sum(n for _, n in results) / len(results)
-        share = sum(verdict == "H1" for verdict, _ in results) / len(results)
+        share = sum(outcome == "H1" for outcome, _ in results) / len(results)
         theory = expectation(scenario.test, scenario.truth, scenario.kind, batch=BATCH)
-        verdict = judge(mean, theory.samples)
-        passed &= verdict == "PASS"
+        judged = judge(mean, theory.samples)
+        passed &= judged == "PASS"
         print(
             f"{scenario.name:<44} {scenario.runs:>5} {mean:>11.1f} {theory.samples:>9.1f} "
-            f"{mean / theory.samples:>6.2f} {share:>6.2f} {theory.pass_probability:>6.2f}  {elapsed:.0f}  {verdict}"
+            f"{mean / theory.samples:>6.2f} {share:>6.2f} {theory.pass_probability:>6.2f}  {elapsed:.0f}  {judged}"
         )
     return passed
 
@@ -132,13 +132,13 @@ def real_pairs(tests: int, reference_pairs: int, jobs: int) -> bool:
             theory = expectation(SPRT(), truth, counts.kind, batch=BATCH)
             lengths = [status.counts.pairs for status in statuses]
             mean = sum(lengths) / tests
-            verdict = judge(mean, theory.samples)
-            passed &= verdict == "PASS"
+            judged = judge(mean, theory.samples)
+            passed &= judged == "PASS"
             rate = (sum(status.counts.games for status in statuses) + counts.games) / elapsed
             h1 = sum(status.verdict == "H1" for status in statuses)
             print(
                 f"{game + ' ' + new + ' vs ' + base:<40} {tests:>5} {mean:>11.1f} {theory.samples:>9.1f} "
-                f"{mean / theory.samples:>6.2f} {h1:>4} {rate:>8.1f}  {elapsed:.0f}  {verdict}"
+                f"{mean / theory.samples:>6.2f} {h1:>4} {rate:>8.1f}  {elapsed:.0f}  {judged}"
             )
             print(f"   reference counts {counts.kind} {list(counts.cells)}; test lengths {sorted(lengths)}")
     return passed
@@ -168,12 +168,12 @@ def expert_beats_greedy(seed: str) -> bool:
         print(f"   the command failed (exit {done.returncode}): {done.stderr.strip()[-2000:]}")
         return False
     record = json.loads(done.stdout)
-    verdict = "PASS" if done.returncode == 0 and record["verdict"] == "H1" else "MISS"
+    judged = verdict(done.returncode == 0 and record["verdict"] == "H1")
     print(
         f"   seed {seed}: verdict {record['verdict']} (exit {done.returncode}) after {record['games']} games, "
-        f"LLR {record['llr']:.2f}, Elo {record['elo']:+.0f} ± {record['elo_error']:.0f}, {elapsed:.1f} s  {verdict}"
+        f"LLR {record['llr']:.2f}, Elo {record['elo']:+.0f} ± {record['elo_error']:.0f}, {elapsed:.1f} s  {judged}"
     )
-    return verdict == "PASS"
+    return judged == "PASS"
 
 
 def main() -> None:
