@@ -9,7 +9,9 @@ Every bench script here keeps to this:
   installed module, so that importing the project from a bench can never pick up a bench by mistake;
 - it edits no `sys.path`: it imports the project (`import league`, `from bots import ...`) and other bench modules
   (`from bench import harness`) as any module of the checkout does;
-- helpers that several benches need live in `bench/harness.py` (scratch databases, a league worker, CPU accounting);
-- its output says what its clock covers, gives the load average, and judges every goal it prints (PASS or MISS).
+- helpers that several benches need live in `bench/harness.py` (scratch databases, a league worker, a gunicorn on a
+  socket the bench bound, process trees and their listening ports, the load average);
+- its output says what its clock covers, gives the load average, and judges every goal it prints (PASS or MISS,
+  `harness.verdict`).
 `tests/bench/test_bench_package.py` checks the first two.
 """

@@ -16,14 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 import uuid
 from pathlib import Path
 
@@ -33,12 +30,6 @@ from bots.upload import Client, multipart
 ROOT = Path(__file__).resolve().parents[1]
 
 GREEDY = (ROOT / "bots" / "house" / "greedy.py").read_bytes()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def prepare(env: dict[str, str]) -> str:
@@ -52,17 +43,6 @@ def prepare(env: dict[str, str]) -> str:
         [sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env, check=True, capture_output=True
     )
     return out.stdout.decode().split()[-1]
-
-
-def wait_until_serving(url: str, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(url + "/api/leaderboards/", timeout=2).read()
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise SystemExit(f"gunicorn did not answer on {url} within {seconds:.0f} s")
 
 
 def one_upload(client: Client, name: str, timeout: float = 120) -> tuple[float, float]:
@@ -107,67 +87,41 @@ def main() -> None:
     )
     harness.fresh_postgres(args.database_url)
     token = prepare(env)
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "league.wsgi", "--workers", "2", "--bind", f"127.0.0.1:{port}"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    from league.arena.ops.workers import league_queues, worker_command
-
-    worker_log = open(Path(data_dir) / "worker.log", "wb")
-    worker = subprocess.Popen(
-        worker_command(1, "--queues", league_queues(env["ARENA_QUEUE"]), "--hostname", f"bench-api-{os.getpid()}@%h"),
-        cwd=ROOT,
-        env=env,
-        stdout=worker_log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
+    worker_log = Path(data_dir) / "worker.log"
+    worker = harness.start_worker(1, worker_log, "--hostname", f"bench-api-{os.getpid()}@%h", env=env)
     try:
-        wait_until_serving(url)
-        client = Client(url, token)
-        before = harness.loadavg()
-        print(
-            "clock: from sending POST /api/bots/ to its response, and on to the first GET /api/versions/<id>/ "
-            "(every 50 ms) that says active: the validation games played by the worker included"
-        )
-        warm = one_upload(client, "warm-up")
-        print(f"warm-up (worker start, house opponent created): response {warm[0]:.3f} s, active {warm[1]:.2f} s")
-        rounds = [one_upload(client, f"copy-{n}") for n in range(args.repeat)]
-        for n, (answered, active) in enumerate(rounds):
-            print(f"round {n}: response {answered * 1000:.0f} ms, active after {active:.2f} s")
-        responses = [answered for answered, _ in rounds]
-        actives = [active for _, active in rounds]
-        summary = {
-            "response_ms": {"min": round(min(responses) * 1000), "median": round(statistics.median(responses) * 1000)},
-            "active_s": {"min": round(min(actives), 2), "median": round(statistics.median(actives), 2)},
-            "rounds": args.repeat,
-            "loadavg_before": before,
-            "loadavg_after": harness.loadavg(),
-        }
-        print(json.dumps(summary))
-        print(
-            f"{harness.verdict(max(responses) <= 1.0)}  response <= 1000 ms in every round: "
-            f"max {max(responses) * 1000:.0f} ms"
-        )
-        print(f"{harness.verdict(max(actives) <= 10.0)}  active <= 10 s in every round: max {max(actives):.2f} s")
+        with harness.gunicorn(env) as server:
+            client = Client(server.url, token)
+            before = harness.loadavg()
+            print(
+                "clock: from sending POST /api/bots/ to its response, and on to the first GET /api/versions/<id>/ "
+                "(every 50 ms) that says active: the validation games played by the worker included"
+            )
+            warm = one_upload(client, "warm-up")
+            print(f"warm-up (worker start, house opponent created): response {warm[0]:.3f} s, active {warm[1]:.2f} s")
+            rounds = [one_upload(client, f"copy-{n}") for n in range(args.repeat)]
+            for n, (answered, active) in enumerate(rounds):
+                print(f"round {n}: response {answered * 1000:.0f} ms, active after {active:.2f} s")
+            responses = [answered for answered, _ in rounds]
+            actives = [active for _, active in rounds]
+            summary = {
+                "response_ms": {
+                    "min": round(min(responses) * 1000),
+                    "median": round(statistics.median(responses) * 1000),
+                },
+                "active_s": {"min": round(min(actives), 2), "median": round(statistics.median(actives), 2)},
+                "rounds": args.repeat,
+                "loadavg_before": before,
+                "loadavg_after": harness.loadavg(),
+            }
+            print(json.dumps(summary))
+            print(
+                f"{harness.verdict(max(responses) <= 1.0)}  response <= 1000 ms in every round: "
+                f"max {max(responses) * 1000:.0f} ms"
+            )
+            print(f"{harness.verdict(max(actives) <= 10.0)}  active <= 10 s in every round: max {max(actives):.2f} s")
     finally:
-        for process in (server, worker):
-            try:
-                os.killpg(process.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        for process in (server, worker):
-            try:
-                process.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-        worker_log.close()
+        harness.stop_worker(worker)
 
 
 if __name__ == "__main__":

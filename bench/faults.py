@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,12 +71,6 @@ for i in range(count):
 START = "import django; django.setup(); from league.arena.tournaments import starting; starting.start(1)"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def wait_until(what: str, check: Callable[[], bool], timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while not check():
@@ -92,38 +87,53 @@ def kill_group(process: subprocess.Popen, how: int = signal.SIGKILL) -> None:
     process.wait()
 
 
-def descendants(pid: int) -> set[int]:
-    """The processes below `pid` (its pool processes, for a worker)."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    found, todo = set(), [pid]
-    while todo:
-        current = todo.pop()
-        for child, parent in parents.items():
-            if parent == current and child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
+class Service(ABC):
+    """A server of the drill's own on a port of its own: chosen at the first start, kept across restarts."""
+
+    name = "the service"
+    start_seconds = 60.0
+
+    def __init__(self) -> None:
+        self.port = harness.unused_port()
+        self.process: subprocess.Popen | None = None
+        self.started = False
+
+    @abstractmethod
+    def launch(self) -> subprocess.Popen:
+        """Start the server on `self.port`."""
+
+    @abstractmethod
+    def ready(self) -> bool:
+        """Whether the server on `self.port` answers."""
+
+    def start(self) -> None:
+        """Start the server and wait until it listens on its port and answers. At the first start a port taken
+        meanwhile is chosen again; a restart keeps the port the league's workers know, or fails."""
+        for _ in range(5):
+            self.process = self.launch()
+            if harness.listens(self.process, self.port, self.start_seconds, self.ready):
+                self.started = True
+                return
+            if self.started:
+                break
+            self.port = harness.unused_port()
+        raise RuntimeError(f"{self.name} could not listen on port {self.port}; see its log")
 
 
-class Postgres:
+class Postgres(Service):
     """A PostgreSQL cluster of our own, run as the postgres user when we are root (initdb refuses root).
 
     Its files live in a folder of their own under the system's temporary folder, which the postgres user can reach
     (a test's temporary folder sits below one private to root); `remove()` deletes it.
     """
 
+    name = "PostgreSQL"
+
     def __init__(self) -> None:
+        super().__init__()
         self.folder = Path(tempfile.mkdtemp(prefix="fault-drill-postgres-"))
         self.data = self.folder / "data"
-        self.port = free_port()
         self.user = "postgres" if os.geteuid() == 0 else None
-        self.process: subprocess.Popen | None = None
         if self.user:
             self.folder.chmod(0o755)
             shutil.chown(self.folder, self.user, self.user)
@@ -137,15 +147,13 @@ class Postgres:
     def url(self, database: str = "postgres") -> str:
         return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
 
-    def start(self) -> None:
-        log = open(self.folder / "postgres.log", "ab")
-        self.process = subprocess.Popen(
-            [PG_BIN / "postgres", "-D", self.data, "-p", str(self.port), "-k", self.folder, "-h", "127.0.0.1",
-             "-c", "fsync=off", "-c", "max_connections=100"],
-            stdout=log, stderr=subprocess.STDOUT, user=self.user, start_new_session=True,
-        )  # fmt: skip
-        log.close()
-        wait_until("PostgreSQL to accept connections", self.ready, 60)
+    def launch(self) -> subprocess.Popen:
+        with open(self.folder / "postgres.log", "ab") as log:
+            return subprocess.Popen(
+                [PG_BIN / "postgres", "-D", self.data, "-p", str(self.port), "-k", self.folder, "-h", "127.0.0.1",
+                 "-c", "fsync=off", "-c", "max_connections=100"],
+                stdout=log, stderr=subprocess.STDOUT, user=self.user, start_new_session=True,
+            )  # fmt: skip
 
     def ready(self) -> bool:
         try:
@@ -172,27 +180,27 @@ class Postgres:
             connection.execute(sql)
 
 
-class Redis:
+class Redis(Service):
     """A Redis of our own that keeps nothing on disk, so a restart comes back empty."""
 
+    name = "Redis"
+    start_seconds = 30.0
+
     def __init__(self, folder: Path) -> None:
+        super().__init__()
         self.folder = folder
-        self.port = free_port()
-        self.process: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self) -> None:
-        log = open(self.folder / "redis.log", "ab")
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", self.folder],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
-        log.close()
-        wait_until("Redis to answer", self.ready, 30)
+    def launch(self) -> subprocess.Popen:
+        with open(self.folder / "redis.log", "ab") as log:
+            return subprocess.Popen(
+                ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                 "--dir", self.folder],
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )  # fmt: skip
 
     def ready(self) -> bool:
         try:
@@ -430,7 +438,7 @@ class Drill:
 def kill_worker(drill: Drill) -> None:
     """SIGKILL w1's whole process group while one of its pool processes plays a match; start it again 2 s later."""
     worker = drill.processes["w1"]
-    pool = {str(pid) for pid in descendants(worker.pid)}
+    pool = {str(pid) for pid in harness.process_tree(worker.pid) if pid != worker.pid}
 
     def playing() -> bool:
         claims = drill.query("SELECT claimed_by FROM arena_match WHERE status = 'running'")

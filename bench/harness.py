@@ -1,12 +1,19 @@
-"""What several benches share: scratch PostgreSQL databases, a league worker, its bots, its CPU, the machine's load."""
+"""What several benches share: scratch PostgreSQL databases, a league worker and its bots, a gunicorn on a socket of
+the bench's own, process trees (their CPU, their listening ports), the machine's load, and the PASS/MISS verdict."""
 
 from __future__ import annotations
 
+import http.client
 import importlib.util
 import os
 import signal
+import socket
 import subprocess
+import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -52,12 +59,12 @@ def start_worker(
     returns once it says it is ready (connected to its broker)."""
     from league.arena.ops.workers import league_queues, worker_command
 
-    queue = os.environ["ARENA_QUEUE"]
+    environment = {**os.environ, **(env or {})}
     with open(log_path, "wb") as log:
         worker = subprocess.Popen(
-            worker_command(concurrency, "--queues", league_queues(queue), *options),
+            worker_command(concurrency, "--queues", league_queues(environment["ARENA_QUEUE"]), *options),
             cwd=ROOT,
-            env={**os.environ, **(env or {})},
+            env=environment,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -83,6 +90,77 @@ def stop_worker(worker: subprocess.Popen) -> None:
     except ProcessLookupError:
         pass
     worker.wait()
+
+
+def process_tree(root: int) -> dict[int, int]:
+    """Every process below `root` (root included) mapped to its depth below it."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+    depths, todo = {root: 0}, [root]
+    while todo:
+        current = todo.pop()
+        for child in children.get(current, []):
+            depths[child] = depths[current] + 1
+            todo.append(child)
+    return depths
+
+
+def listening_ports(root: int) -> set[int]:
+    """The TCP ports on which `root` or a process below it listens (IPv4 and IPv6, this network namespace).
+
+    What a server really bound, read back from the kernel: a port chosen beforehand may have been taken by
+    someone else meanwhile, and then whoever answers on it is not the server that was started."""
+    sockets = set()
+    for pid in process_tree(root):
+        try:
+            descriptors = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue  # it ended while we looked
+        for fd in descriptors:
+            try:
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue  # closed while we looked (the listing's own descriptor, for one)
+            if link.startswith("socket:["):
+                sockets.add(int(link[8:-1]))
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if fields[3] == "0A" and int(fields[9]) in sockets:  # 0A: LISTEN
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def unused_port() -> int:
+    """A port nobody listens on now (the kernel's pick). Another process may take it before a server started on it
+    binds it: check that the server got it (`listens`) and choose again if not."""
+    with socket.socket() as probe:
+        probe.bind((LOCALHOST, 0))
+        return probe.getsockname()[1]
+
+
+def listens(process: subprocess.Popen, port: int, timeout: float, ready: Callable[[], bool] = lambda: True) -> bool:
+    """Wait until `process` (or a process below it) listens on `port` and `ready()` holds: True; or until it has
+    exited without, its port taken by someone else first: False. Whoever else answers on the port does not count."""
+    deadline = time.monotonic() + timeout
+    while process.poll() is None:
+        if port in listening_ports(process.pid) and ready():
+            return True
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"process {process.pid} did not listen on port {port} within {timeout:.0f} s")
+        time.sleep(0.1)
+    return False
 
 
 def tree_cpu_seconds(pid: int) -> float:
@@ -134,7 +212,7 @@ def uploaded_participants(refs: list[str], count: int) -> list:
 
     from bots.house import HOUSE_BOTS, house_module
     from league.arena.models import Bot
-    from league.arena.uploads import UploadRejected, add_version, inspect_upload
+    from league.arena.uploads.intake import UploadRejected, add_version, inspect_upload
 
     _check_house_refs(refs, HOUSE_BOTS)
     owner = get_user_model().objects.create(username="bench")
@@ -172,3 +250,77 @@ def await_validation(bots: list, worker: subprocess.Popen, log_path: Path, timeo
     failed = versions.filter(status=BotVersion.Status.FAILED).first()
     if failed is not None:
         raise SystemExit(f"the upload {failed.bot.name} failed validation: {failed.failure_reason}")
+
+
+@dataclass(frozen=True)
+class Served:
+    """A running gunicorn and the port it serves."""
+
+    process: subprocess.Popen
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOCALHOST}:{self.port}"
+
+
+LOCALHOST = "127.0.0.1"
+
+
+@contextmanager
+def gunicorn(env: dict[str, str], port: int = 0, workers: int = 2, log_path: Path | None = None) -> Iterator[Served]:
+    """A gunicorn serving the league (`league.wsgi`, DEBUG and the rest from `env`) on 127.0.0.1:port (0: any free
+    port) until the block ends; it answers once the block starts.
+
+    The bench binds the listening socket and hands it to gunicorn (`fd://`): the port reported is the one served,
+    and no other process can take it between a choice and a bind."""
+    listener = socket.create_server((LOCALHOST, port), backlog=2048)
+    command = [
+        sys.executable, "-m", "gunicorn", "league.wsgi:application", "--workers", str(workers),
+        "--bind", f"fd://{listener.fileno()}", "--timeout", "120", "--log-level", "warning",
+    ]  # fmt: skip
+    with listener:
+        log = open(log_path, "ab") if log_path else subprocess.DEVNULL
+        try:
+            server = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=[listener.fileno()],
+            )
+        finally:
+            if log_path:
+                log.close()
+        served = Served(server, listener.getsockname()[1])
+    try:
+        _await_answer(served)
+        yield served
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
+def _await_answer(served: Served, timeout: float = 60.0) -> None:
+    """Until gunicorn answers GET / with anything but a server error (its workers booted, the database reached)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if served.process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with code {served.process.returncode}; see its log")
+        connection = http.client.HTTPConnection(LOCALHOST, served.port, timeout=5)
+        try:
+            connection.request("GET", "/", headers={"Host": LOCALHOST})
+            if connection.getresponse().status < 500:
+                return
+        except OSError:
+            pass
+        finally:
+            connection.close()
+        time.sleep(0.2)
+    raise RuntimeError(f"gunicorn did not answer on port {served.port} within {timeout:.0f} s")

@@ -18,8 +18,6 @@ import argparse
 import http.client
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -204,39 +202,18 @@ def hammer(port: int, path: str, clients: int, seconds: float) -> tuple[float, f
     return len(latencies) / (time.monotonic() - began), statistics.median(latencies), percentile(latencies, 0.95)
 
 
-def wait_until_serving(port: int, path: str, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            connection.request("GET", path)
-            connection.getresponse().read()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
-
-
 def serve_and_hammer(database_url: str, data_dir: str, path: str, seconds: float, cache_url: str | None) -> None:
-    port = 18000 + os.getpid() % 1000
     env = dict(os.environ, DATABASE_URL=database_url, ARENA_DATA_DIR=data_dir, DEBUG="false", SECRET_KEY="bench",
                ALLOWED_HOSTS="127.0.0.1", LOG_LEVEL="WARNING")  # fmt: skip
     env.pop("CACHE_URL", None)
     if cache_url:
         env["CACHE_URL"] = cache_url
-    command = [sys.executable, "-m", "gunicorn", "league.wsgi", "--workers", "2", "--bind", f"127.0.0.1:{port}"]
-    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_until_serving(port, path)
-        hammer(port, path, 8, 1.0)  # every worker connected and its cache primed
-        rate, p50, p95 = hammer(port, path, 8, seconds)
-        label = cache_url or "per-process memory"
-        print(f"gunicorn 2 workers, 8 clients, {path} ({label}): {rate:.0f} requests/s, p50 {p50:.1f} ms, "
-              f"p95 {p95:.1f} ms")  # fmt: skip
-    finally:
-        server.terminate()
-        server.wait(10)
+    with harness.gunicorn(env) as server:
+        hammer(server.port, path, 8, 1.0)  # every worker connected and its cache primed
+        rate, p50, p95 = hammer(server.port, path, 8, seconds)
+    label = cache_url or "per-process memory"
+    print(f"gunicorn 2 workers, 8 clients, {path} ({label}): {rate:.0f} requests/s, p50 {p50:.1f} ms, "
+          f"p95 {p95:.1f} ms")  # fmt: skip
 
 
 def main() -> None:

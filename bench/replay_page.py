@@ -28,10 +28,7 @@ import gzip
 import hashlib
 import os
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -208,19 +205,11 @@ def page_weight(html: bytes) -> dict[str, tuple[int, int]]:
     return {name: (len(body), len(gzip.compress(body, 6))) for name, body in parts.items()}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def first_render(game_id: int, database_url: str, data_dir: str, loads: int) -> dict[str, list[float]]:
     from playwright.sync_api import sync_playwright
 
-    port = free_port()
     env = dict(
         os.environ,
-        PYTHONPATH=str(ROOT),
         DATABASE_URL=database_url,
         DATABASE_CONN_MAX_AGE="60",
         ARENA_DATA_DIR=data_dir,
@@ -228,36 +217,11 @@ def first_render(game_id: int, database_url: str, data_dir: str, loads: int) -> 
         SECRET_KEY="bench-pages",
         LOG_LEVEL="WARNING",
     )
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "league.wsgi",
-            "-b",
-            f"127.0.0.1:{port}",
-            "--workers",
-            "2",
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
-    url = f"http://127.0.0.1:{port}/games/{game_id}/"
     # Functions, not expressions: Playwright evaluates an expression with eval, which the site's policy refuses.
     drawn = "() => performance.getEntriesByName('replay-drawn')[0].startTime"
     painted = "() => performance.getEntriesByName('replay-painted')[0]?.startTime"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("gunicorn did not start") from None
-                time.sleep(0.2)
+    with harness.gunicorn(env) as server:
+        url = f"{server.url}/games/{game_id}/"
         runs: dict[str, list[float]] = {
             "cold": [],
             "cold_paint": [],
@@ -297,9 +261,6 @@ def first_render(game_id: int, database_url: str, data_dir: str, loads: int) -> 
                 context.close()
             browser.close()
         return runs
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 def summary(values: list[float]) -> str:

@@ -166,10 +166,15 @@ def _sandboxed_trips(bot: Path, observations: list[dict], turns: int) -> tuple[f
 
 def _sandboxes_cpu() -> float:
     """CPU seconds of every sandbox so far: bwrap (this process's children) and the harnesses, which are the fork
-    server's grandchildren (counted in its children's time once their monitors are reaped, at once)."""
-    time.sleep(0.01)  # the last monitors reaped
-    servers = sum(server.cpu_seconds() for server in forkserver.running_servers())
-    return _cpu_seconds(resource.RUSAGE_CHILDREN) + servers
+    server's grandchildren (counted in its children's time once their monitors are reaped, which it does at once:
+    awaited here, up to a second)."""
+    servers = forkserver.running_servers()
+    deadline = time.monotonic() + 1
+    while any(len(harness.process_tree(server.process.pid)) > 1 for server in servers):
+        if time.monotonic() > deadline:
+            break  # a sandbox still running: its CPU counts once it is reaped
+        time.sleep(0.001)
+    return _cpu_seconds(resource.RUSAGE_CHILDREN) + sum(server.cpu_seconds() for server in servers)
 
 
 def _bare_trips(request: bytes, reply: bytes, turns: int) -> tuple[float, float]:

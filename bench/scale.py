@@ -377,7 +377,7 @@ def measure_pages(args: argparse.Namespace, env: dict[str, str], figures: dict[s
     work = Path(env["ARENA_DATA_DIR"]).parent
     measured: dict[str, list[Any]] = {}
     crowd_label = f"ladder x{args.clients} clients"
-    with scale_http.gunicorn(ROOT, env, args.port, args.web_workers, work / "gunicorn.log") as server:
+    with harness.gunicorn(env, args.port, args.web_workers, work / "gunicorn.log") as server:
         meter = scale_http.CpuMeter(server.process, lambda: database_backends(args))
         print(f"\npages, {title} (gunicorn, {args.web_workers} workers, port {server.port}):")
         for round_number in range(1, args.rounds + 1):
@@ -465,7 +465,7 @@ def catchup(args: argparse.Namespace, env: dict[str, str]) -> tuple[list[tuple[s
 
     The matches it stores stay in the database (a --reuse run measures the pages over them too).
     """
-    from bench import rating_catchup, scale_http
+    from bench import rating_catchup
     from league.arena.models import FACE_TO_FACE
 
     served_env = dict(env, API_THROTTLE_ANON="1000000/minute")  # the watcher reads far faster than a person
@@ -478,14 +478,14 @@ def catchup(args: argparse.Namespace, env: dict[str, str]) -> tuple[list[tuple[s
         flat_out = rating_catchup.measure_catchup(
             FACE_TO_FACE, args.catchup_matches, args.storers, refit_workers=args.refit_workers
         )
-        with scale_http.gunicorn(ROOT, served_env, args.port, args.web_workers, work / "gunicorn.log") as server:
+        with harness.gunicorn(served_env, args.port, args.web_workers, work / "gunicorn.log") as server:
             paced = rating_catchup.measure_catchup(
                 FACE_TO_FACE,
                 int(RATED_RATE_GOAL * args.paced_seconds),
                 args.storers,
                 refit_workers=args.refit_workers,
                 rate=RATED_RATE_GOAL,
-                board=f"http://{scale_http.HOST}:{server.port}/api/leaderboards/{FACE_TO_FACE}/",
+                board=f"{server.url}/api/leaderboards/{FACE_TO_FACE}/",
             )
     except Exception as error:  # a broken catch-up must not cost the page figures already measured
         note = f"the catch-up failed: {error!r}"

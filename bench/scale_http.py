@@ -8,14 +8,10 @@ from __future__ import annotations
 
 import http.client
 import os
-import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,61 +41,6 @@ class Timing:
             + ("" if self.cpu_ms is None else f"  server CPU {self.cpu_ms:5.1f} ms/req")
             + (f"  ({self.errors} errors)" if self.errors else "")
         )
-
-
-@dataclass(frozen=True)
-class Served:
-    process: subprocess.Popen
-    port: int
-
-
-@contextmanager
-def gunicorn(root: Path, env: dict[str, str], port: int, workers: int, log_path: Path) -> Iterator[Served]:
-    """A gunicorn serving the league on 127.0.0.1:port (0: any free port) until the block ends.
-
-    The bench binds the listening socket and hands it to gunicorn (`fd://`), so the port it reports is the one
-    served, and a port taken meanwhile by someone else cannot be (no port picked, released and reused)."""
-    listener = socket.create_server((HOST, port), backlog=2048)
-    command = [
-        sys.executable, "-m", "gunicorn", "league.wsgi:application", "--workers", str(workers),
-        "--bind", f"fd://{listener.fileno()}", "--timeout", "120", "--log-level", "warning",
-    ]  # fmt: skip
-    with listener, open(log_path, "ab") as log:
-        server = subprocess.Popen(
-            command,
-            cwd=root,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            pass_fds=[listener.fileno()],
-        )
-        served = Served(server, listener.getsockname()[1])
-    try:
-        wait_until_up(served.port, server)
-        yield served
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-
-
-def wait_until_up(port: int, server: subprocess.Popen, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with code {server.returncode}; see its log")
-        try:
-            status, _ = fetch(http.client.HTTPConnection(HOST, port, timeout=5), "/")
-            if status < 500:
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"gunicorn did not answer on port {port} within {timeout:.0f} s")
 
 
 def fetch(connection: http.client.HTTPConnection, path: str) -> tuple[int, bytes]:

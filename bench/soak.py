@@ -54,26 +54,6 @@ class Sample:
     load: float
 
 
-def process_tree(root: int) -> dict[int, int]:
-    """Every descendant of `root` (root included) mapped to its depth below it."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            parent = int(stat.rsplit(")", 1)[1].split()[1])
-            children.setdefault(parent, []).append(int(entry))
-    depths, todo = {root: 0}, [root]
-    while todo:
-        current = todo.pop()
-        for child in children.get(current, []):
-            depths[child] = depths[current] + 1
-            todo.append(child)
-    return depths
-
-
 def open_fds(pid: int) -> int:
     try:
         return len(os.listdir(f"/proc/{pid}/fd"))
@@ -101,7 +81,7 @@ def is_fork_server(pid: int) -> bool:
 def sample(worker_pid: int, games: int, started: float) -> Sample:
     """Files and memory of the worker's long-lived processes (the Celery parent and its pool, depth 0 and 1, and
     each pool process's fork server, depth 2); the count of everything below the worker, sandboxes apart."""
-    tree = process_tree(worker_pid)
+    tree = harness.process_tree(worker_pid)
     servers = [pid for pid, depth in tree.items() if depth == 2 and is_fork_server(pid)]
     own = [pid for pid, depth in tree.items() if depth <= 1] + servers
     return Sample(

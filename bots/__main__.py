@@ -1,4 +1,4 @@
-"""Command line: `python -m bots play A B ... --game G --games N --seed S`.
+"""Command line: `python -m bots play A B ... --game G --games N --seed S`, `python -m bots sprt NEW BASE --game G`.
 
 Bots are `house:NAME` or a path to a .py/.zip bot. File bots run in the bubblewrap sandbox, exactly as
 the league server runs them; `--unsafe-no-sandbox` runs your own bot in this process instead.
@@ -18,6 +18,7 @@ import games
 from bots import upload
 from bots.house import is_house_ref, parse_ref
 from bots.match import BotSpec, MatchSpec, StartPosition, TimeControl, run_match
+from bots.sprt import command as sprt
 from bots.summary import format_summary, summarize
 from bots.turn_output import dumps_jsonl
 from games.__main__ import exit_quietly_on_broken_pipe
@@ -63,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run file bots in this process, without the sandbox (your own bot only)",
     )
     upload.add_parser(commands)
+    sprt.add_parser(commands)
     return parser
 
 
@@ -168,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "upload":
         return upload.run(args)
+    if args.command == "sprt":
+        return sprt.run(args)
     try:
         spec = match_spec(args)
         spec.validate()

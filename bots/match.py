@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -299,25 +300,36 @@ class _Seat:
 
 def run_match(spec: MatchSpec, on_game: Callable[[GameResult], None] | None = None) -> MatchResult:
     """Play the whole match; call `on_game` after each game."""
-    spec.validate()
     started = time.perf_counter()
-    bots = [replace(bot, version=bot.resolved_version()) for bot in spec.bots]  # hashed once per match
-    seats = [_Seat(bot, spec) for bot in bots]
-    identities = [(bot.label, bot.version) for bot in bots]
     results: list[GameResult] = []
     stderr: dict[int, str] = {}
-    try:
-        for index in range(spec.games):
-            result = _play_game(spec, seats, identities, index)
+    with closing(play_games(spec)) as games_played:
+        for result in games_played:
             for bot_index, text in result.stderr.items():
                 stderr[bot_index] = (stderr.get(bot_index, "") + text)[-STDERR_CAP:]
             results.append(result)
             if on_game is not None:
                 on_game(result)
+    return MatchResult(spec, results, stderr, time.perf_counter() - started)
+
+
+def play_games(spec: MatchSpec) -> Generator[GameResult, None, None]:
+    """The match's games, each played when asked for: whoever stops early closes the generator (or lets it go),
+    and that closes the bots. The spec is checked at once, not at the first game."""
+    spec.validate()
+    return _games(spec)
+
+
+def _games(spec: MatchSpec) -> Generator[GameResult, None, None]:
+    bots = [replace(bot, version=bot.resolved_version()) for bot in spec.bots]  # hashed once per match
+    seats = [_Seat(bot, spec) for bot in bots]
+    identities = [(bot.label, bot.version) for bot in bots]
+    try:
+        for index in range(spec.games):
+            yield _play_game(spec, seats, identities, index)
     finally:
         for seat in seats:
             seat.close()
-    return MatchResult(spec, results, stderr, time.perf_counter() - started)
 
 
 def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, str | None]], index: int) -> GameResult:

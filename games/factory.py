@@ -57,7 +57,7 @@ def _create(
         if players not in (None, 2):
             raise ValueError(f"face-to-face is for exactly 2 players, not {players}")
         if hand_size not in (None, face_to_face.HAND_SIZE) or command_table is not None:
-            raise ValueError("face-to-face takes no hand_size or command_table option")
+            raise ValueError(f"face-to-face deals {face_to_face.HAND_SIZE} cards and has no command table")
         if decks is None:
             decks = seeded_decks(game_id, seed_text)
         _check_decks(decks, 2, face_to_face.CARDS)
@@ -67,9 +67,9 @@ def _create(
         players = 1 if players is None else players
         if players not in coop.HAND_SIZES:
             raise ValueError(f"{game_id} is for 1 to 5 players, not {players}")
-        size = coop.HAND_SIZES[players] if hand_size is None else hand_size
-        if not 1 <= size <= coop.DECK_SIZE // players:
-            raise ValueError(f"hand size {size} does not fit {players} player(s) and 98 cards")
+        size = coop.HAND_SIZES[players]
+        if hand_size is not None and hand_size != size:
+            raise ValueError(f"hand size {hand_size!r}: the rules deal {size} cards to each of {players} player(s)")
         if game_id == THE_GAME and command_table is not None:
             raise ValueError("command tables are for the extreme game only")
         table = card_commands(DEFAULT_TABLE if command_table is None else command_table) if game_id == EXTREME else {}

@@ -33,6 +33,10 @@ class GameLog:
     rejected_turn: dict[str, Any] | None = None
     result: Outcome | None = None
 
+    def __post_init__(self) -> None:
+        if not self.seats:  # every seat is listed, whoever plays it: no bot named until set_bots
+            self.set_bots([(None, None)] * self.options["players"])
+
     def record_turn(self, seat: int, turn: Turn, ms: float | None) -> None:
         self.turns.append(
             {

@@ -107,8 +107,14 @@ def _signal_pairs(signals: Mapping[str, str] | Iterable[tuple[str, str]]) -> tup
     return tuple((pile, value) for pile, value in pairs)
 
 
+PLAY_KEYS = ("card", "pile")
+
+
 def _parse_play(index: int, raw: Any) -> Play:
     if isinstance(raw, dict):
+        unknown = sorted(str(key) for key in raw if key not in PLAY_KEYS)
+        if unknown:
+            raise _malformed(f"play {index}: unknown key(s) {unknown}; a play has 'card' and 'pile'", index)
         raw = [raw.get("card"), raw.get("pile")]
     if not isinstance(raw, (list, tuple)) or len(raw) != 2:
         raise _malformed(f"play {index}: {raw!r} is not a [card, pile] pair", index)

@@ -17,6 +17,17 @@ from games.moves import Turn
 from games.outcome import BOT_FAILURES, Outcome, Termination
 from games.state import GameState
 
+# Every member of a log, as the schema (games/schemas/game-log.schema.json) lists them: nothing else is accepted
+LOG_KEYS = frozenset(
+    {"format", "version", "game", "options", "seed", "dealt_from_seed", "seats", "start_seat", "decks", "turns",
+     "rejected_turn", "result"}
+)  # fmt: skip
+OPTION_KEYS = frozenset({"players", "hand_size", "command_table"})
+SEAT_KEYS = frozenset({"seat", "bot", "version"})
+TURN_KEYS = frozenset({"seat", "plays", "signals", "ms"})
+REJECTED_KEYS = frozenset({"seat", "turn", "rule", "ms"})
+RESULT_KEYS = frozenset({"termination", "winner", "score", "seat", "detail"})
+
 
 def replay(log: dict[str, Any]) -> Outcome:
     """Replay `log`; return its Outcome, or raise LogMismatch naming the first disagreement."""
@@ -71,6 +82,7 @@ def position_before(log: dict[str, Any], turn: int) -> GameState:
 def _initial_state(log: dict[str, Any]) -> GameState:
     if not isinstance(log, dict):
         raise LogMismatch("a log is a JSON object")
+    _check_keys(log, LOG_KEYS, "the log")
     if log.get("format") != LOG_FORMAT:
         raise LogMismatch(f"not a game log: format is {log.get('format')!r}, expected {LOG_FORMAT!r}")
     if log.get("version") != LOG_VERSION:
@@ -81,6 +93,10 @@ def _initial_state(log: dict[str, Any]) -> GameState:
     if game not in GAME_IDS:
         raise LogMismatch(f"unknown game {game!r}")
     options = _field(log, "options", dict)
+    _check_keys(options, OPTION_KEYS, "the log's options")
+    for name in ("players", "hand_size"):
+        if not _is_int(options[name]):
+            raise LogMismatch(f"options: {name} must be an integer, not {options[name]!r}")
     if game == EXTREME:
         _check_command_table(options.get("command_table"))
     decks = _field(log, "decks", list)
@@ -106,7 +122,33 @@ def _initial_state(log: dict[str, Any]) -> GameState:
         raise LogMismatch(f"the log's set-up is invalid: {error}") from error
     if log.get("dealt_from_seed") and game in (THE_GAME, EXTREME):
         _check_seeded_start(seed, state.players, start_seat)
+    _check_seats(_field(log, "seats", list), state.players)
     return state
+
+
+def _check_keys(value: dict[str, Any], keys: frozenset[str], what: str, optional: frozenset[str] = frozenset()) -> None:
+    """`value` holds every one of `keys` (but the `optional` ones) and nothing else."""
+    unknown = sorted(str(key) for key in value if key not in keys)
+    if unknown:
+        raise LogMismatch(f"{what} has unknown member(s) {unknown}; it has {', '.join(sorted(keys))}")
+    missing = sorted(keys - optional - value.keys())
+    if missing:
+        raise LogMismatch(f"{what} lacks {', '.join(missing)}")
+
+
+def _check_seats(seats: list[Any], players: int) -> None:
+    """One entry per seat of the game, in seat order, each naming its bot and version (or null)."""
+    if len(seats) != players:
+        raise LogMismatch(f"seats lists {len(seats)} seat(s), but options.players is {players}")
+    for index, entry in enumerate(seats):
+        if not isinstance(entry, dict):
+            raise LogMismatch(f"seats: entry {index} must be an object, not {entry!r}")
+        _check_keys(entry, SEAT_KEYS, f"seats: entry {index}")
+        if not _is_int(entry["seat"]) or entry["seat"] != index:
+            raise LogMismatch(f"seats: entry {index} is for seat {entry['seat']!r}; the entries go in seat order")
+        for name in ("bot", "version"):
+            if entry[name] is not None and not isinstance(entry[name], str):
+                raise LogMismatch(f"seats: entry {index}'s {name} must be a string or null, not {entry[name]!r}")
 
 
 def _check_command_table(table: Any) -> None:
@@ -152,20 +194,46 @@ def _replay_turn(state: GameState, number: int, entry: Any) -> None:
         raise LogMismatch(f"the game was already over ({state.outcome}), but the log goes on", turn=number)
     if not isinstance(entry, dict):
         raise LogMismatch("a turn entry must be an object", turn=number)
-    if not _is_int(entry.get("seat")):
-        raise LogMismatch(f"the turn's seat must be an integer, not {entry.get('seat')!r}", turn=number)
-    if entry.get("seat") != state.to_move:
-        raise LogMismatch(f"seat {entry.get('seat')!r} moved, but it was seat {state.to_move}'s turn", turn=number)
     try:
-        turn = Turn.from_json({"plays": entry.get("plays"), "signals": entry.get("signals") or {}})
-        state.push(turn, entry.get("ms"))
+        _check_keys(entry, TURN_KEYS, "the turn entry")
+    except LogMismatch as error:
+        raise LogMismatch(str(error), turn=number) from None
+    if not _is_int(entry["seat"]):
+        raise LogMismatch(f"the turn's seat must be an integer, not {entry['seat']!r}", turn=number)
+    if entry["seat"] != state.to_move:
+        raise LogMismatch(f"seat {entry['seat']!r} moved, but it was seat {state.to_move}'s turn", turn=number)
+    _check_logged_turn(entry, number)
+    try:
+        turn = Turn.from_json({"plays": entry["plays"], "signals": entry["signals"]})
+        state.push(turn, entry["ms"])
     except IllegalTurn as error:
         raise LogMismatch(f"illegal turn by seat {entry['seat']}: {error.message}", turn=number) from error
+
+
+def _check_logged_turn(entry: dict[str, Any], number: int) -> None:
+    """A logged turn is in the log's own form: plays as [card, pile] pairs, signals an object, ms a number or null
+    (a bot's turn may come in other forms; the engine logs this one)."""
+    plays, signals, ms = entry["plays"], entry["signals"], entry["ms"]
+    if not isinstance(plays, list):
+        raise LogMismatch(f"the turn's plays must be a list of [card, pile] pairs, not {plays!r}", turn=number)
+    for index, play in enumerate(plays, start=1):
+        if not (isinstance(play, list) and len(play) == 2 and _is_int(play[0]) and isinstance(play[1], str)):
+            raise LogMismatch(f"play {index}: {play!r} is not a [card, pile] pair", turn=number)
+    if not isinstance(signals, dict):
+        raise LogMismatch(f"the turn's signals must be an object, not {signals!r}", turn=number)
+    if not _is_ms(ms):
+        raise LogMismatch(f"the turn's ms must be a number or null, not {ms!r}", turn=number)
 
 
 def _replay_rejected(state: GameState, number: int, rejected: Any, recorded: Outcome) -> None:
     if not isinstance(rejected, dict):
         raise LogMismatch("rejected_turn must be an object", turn=number)
+    try:
+        _check_keys(rejected, REJECTED_KEYS, "rejected_turn", optional=frozenset({"ms"}))
+    except LogMismatch as error:
+        raise LogMismatch(str(error), turn=number) from None
+    if not _is_ms(rejected.get("ms")):
+        raise LogMismatch(f"the rejected turn's ms must be a number or null, not {rejected.get('ms')!r}", turn=number)
     if state.outcome is not None:
         raise LogMismatch(f"a rejected turn is logged, but the game was already over ({state.outcome})", turn=number)
     if not _is_int(rejected.get("seat")):
@@ -191,6 +259,9 @@ def _recorded_result(log: dict[str, Any]) -> Outcome:
     result = log.get("result")
     if not isinstance(result, dict):
         raise LogMismatch("the log has no result")
+    _check_keys(result, RESULT_KEYS, "the result")
+    if not isinstance(result["detail"], str):
+        raise LogMismatch(f"result: detail must be a string, not {result['detail']!r}")
     for name in ("winner", "score", "seat"):
         value = result.get(name)
         if value is not None and not _is_int(value):
@@ -219,6 +290,10 @@ def _field(log: dict[str, Any], name: str, kind: type) -> Any:
     if not isinstance(value, kind):
         raise LogMismatch(f"the log's {name!r} must be a {kind.__name__}")
     return value
+
+
+def _is_ms(value: Any) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
 def _is_int(value: Any) -> bool:

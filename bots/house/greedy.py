@@ -2,7 +2,8 @@
 
 A single standard-library file, so it also runs as a plain uploaded bot inside the sandbox. It reads only
 the observation. The rules it needs (pile order, the backwards trick, at most one play on the opponent's
-piles, Extreme commands) are restated in `_Turn`; random_bot.py carries its own copy for the same reason.
+piles, Extreme commands) are restated in `_Turn`; random_bot.py carries its own copy for the same reason, kept
+identical to this one between two marker lines (tests/house/test_shared_rules.py compares them).
 
 Movement is how far a play pushes its pile: card minus top on an ascending pile, -10 for a backwards trick,
 and on an opponent's pile how far it pushes their pile back. A play is only chosen if the turn can still
@@ -44,6 +45,7 @@ def play(observation: dict[str, Any]) -> dict[str, Any]:
 
 
 # --- the rules a turn must follow, as seen from one observation ----------------------------------------
+# greedy.py and random_bot.py keep this part identical down to the end marker (tests/house/test_shared_rules.py).
 
 # pile kinds: the mover's own (or a shared co-op) ascending / descending pile, the opponent's ascending / descending
 OWN_UP, OWN_DOWN, OPP_UP, OPP_DOWN = 0, 1, 2, 3
@@ -138,12 +140,6 @@ class _Turn:
             return self.skulls & ~(1 << pile) == 0 and (not self.three or self.n == 2)
         return True
 
-    def movement(self, move: tuple[int, int]) -> int:
-        card, top, kind = self.hand[move[0]], self.tops[move[1]], self.kinds[move[1]]
-        if kind == OWN_UP or kind == OPP_DOWN:
-            return card - top
-        return top - card
-
     def hopeless(self) -> bool:
         """A quick test for obligations no continuation can meet: an uncoverable skull, too few cards for three."""
         if self.three and len(self.hand) < 3 - self.n:
@@ -169,26 +165,6 @@ class _Turn:
         if self.three:
             return self.n == 3
         return self.stopped or self.n >= self.min_plays
-
-    def completable(self, dead_ends: set | None = None) -> bool:
-        """Whether some continuation (possibly none) makes this a legal turn."""
-        if self.can_end():
-            return True
-        if self.table is not None and self.hopeless():
-            return False
-        if dead_ends is None:
-            dead_ends = set()
-        key = (tuple(self.hand), tuple(self.tops), min(self.n, 3), self.opp_used, self.first, self.three, self.skulls)
-        if key in dead_ends:
-            return False
-        for move in self.moves():
-            undo = self.apply(move)
-            done = self.completable(dead_ends)
-            self.undo(undo)
-            if done:
-                return True
-        dead_ends.add(key)
-        return False
 
     def apply(self, move: tuple[int, int]) -> tuple:
         index, pile = move
@@ -226,3 +202,31 @@ class _Turn:
         index, card, pile, top, self.n, self.opp_used, self.first, self.three, self.skulls, self.stopped = undo
         self.hand.insert(index, card)
         self.tops[pile] = top
+
+    # --- end of the rules greedy.py and random_bot.py share; what only this bot needs follows -----------------
+
+    def movement(self, move: tuple[int, int]) -> int:
+        card, top, kind = self.hand[move[0]], self.tops[move[1]], self.kinds[move[1]]
+        if kind == OWN_UP or kind == OPP_DOWN:
+            return card - top
+        return top - card
+
+    def completable(self, dead_ends: set | None = None) -> bool:
+        """Whether some continuation (possibly none) makes this a legal turn."""
+        if self.can_end():
+            return True
+        if self.table is not None and self.hopeless():
+            return False
+        if dead_ends is None:
+            dead_ends = set()
+        key = (tuple(self.hand), tuple(self.tops), min(self.n, 3), self.opp_used, self.first, self.three, self.skulls)
+        if key in dead_ends:
+            return False
+        for move in self.moves():
+            undo = self.apply(move)
+            done = self.completable(dead_ends)
+            self.undo(undo)
+            if done:
+                return True
+        dead_ends.add(key)
+        return False

@@ -2,7 +2,8 @@
 
 A single standard-library file, so it also runs as a plain uploaded bot inside the sandbox. It reads only
 the observation. The rules it needs (pile order, the backwards trick, at most one play on the opponent's
-piles, Extreme commands) are restated in `_Turn`; greedy.py carries its own copy for the same reason.
+piles, Extreme commands) are restated in `_Turn`; greedy.py carries its own copy for the same reason, kept
+identical to this one between two marker lines (tests/house/test_shared_rules.py compares them).
 
 Plays are drawn at random; a draw that would lead into a dead end before the turn may end is undone
 (Extreme: by backtracking search), so the bot returns a legal turn whenever one exists. It is called once
@@ -236,6 +237,7 @@ def _walk(turn: _Turn, rng: random.Random, path: list[tuple[int, int]], budget: 
 
 
 # --- the rules a turn must follow, as seen from one observation ----------------------------------------
+# greedy.py and random_bot.py keep this part identical down to the end marker (tests/house/test_shared_rules.py).
 
 # pile kinds: the mover's own (or a shared co-op) ascending / descending pile, the opponent's ascending / descending
 OWN_UP, OWN_DOWN, OPP_UP, OPP_DOWN = 0, 1, 2, 3
@@ -392,6 +394,8 @@ class _Turn:
         index, card, pile, top, self.n, self.opp_used, self.first, self.three, self.skulls, self.stopped = undo
         self.hand.insert(index, card)
         self.tops[pile] = top
+
+    # --- end of the rules greedy.py and random_bot.py share; what only this bot needs follows -----------------
 
     def plays_json(self, path: list[tuple[int, int]]) -> list[list[Any]]:
         return [[card, self.ids[pile]] for card, pile in path]

@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 from deploy_files import ENTRYPOINT, ROOT, compose
 
+from bench.harness import listens, unused_port
+
 pytestmark = pytest.mark.slow  # starts servers and sandboxes: tens of seconds
 
 SECRET = "deploy-test-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz"
@@ -34,12 +36,6 @@ def healthcheck(service: str, environment: dict[str, str]) -> subprocess.Complet
     command = [word.replace("/app/", f"{ROOT}/") for word in test[1:]]
     assert command[0] == str(ENTRYPOINT)
     return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=60, cwd="/")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -132,6 +128,17 @@ def service(tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen]]:
         print(log.name, log.read_text(errors="replace")[-3000:])  # shown when the test failed
 
 
+def start_web(service: Callable[..., subprocess.Popen], environment: dict[str, str]) -> tuple[subprocess.Popen, int]:
+    """`docker/entrypoint.sh web` with PORT a port of its own: (the process, the port), once gunicorn listens there.
+    A port someone else took between its choice and gunicorn's bind is chosen again (gunicorn gives up on it)."""
+    for _ in range(5):
+        port = unused_port()
+        web = service({**environment, "PORT": str(port)}, "web")
+        if listens(web, port, timeout=90):
+            return web, port
+    pytest.fail("gunicorn never listened on a port of its own in 5 tries")
+
+
 def stop(process: subprocess.Popen) -> int:
     """SIGTERM, as `docker stop` sends it, then whatever is left of the process group is killed."""
     if process.poll() is None:
@@ -182,10 +189,12 @@ def test_migrate_creates_the_schema(migrated):
 
 
 def test_web_serves_pages_and_answers_its_health_check(migrated, service):
-    environment = {**migrated, "PORT": str(free_port())}
-    assert healthcheck("web", environment).returncode == 1  # nothing listens yet: unhealthy
-    web = service(environment, "web")
-    port = int(environment["PORT"])
+    with socket.socket() as held:  # bound, not listening: nobody listens on this port while it is held
+        held.bind(("127.0.0.1", 0))
+        nothing = {**migrated, "PORT": str(held.getsockname()[1])}
+        assert healthcheck("web", nothing).returncode == 1  # nothing listens: unhealthy
+    web, port = start_web(service, migrated)
+    environment = {**migrated, "PORT": str(port)}
     wait_until("gunicorn to answer", lambda: answers(port), web)
     assert get(port, "/healthz") == (200, "ok")
     result = healthcheck("web", environment)
@@ -201,9 +210,8 @@ def test_web_reports_an_unreachable_database_as_unhealthy(migrated, service):
     broken = migrated["DATABASE_URL"].rsplit("/", 1)[0] + "/no_such_database_of_the_deploy_test"
     if migrated["DATABASE_URL"].startswith("sqlite"):
         broken = "sqlite:////proc/no/such/dir/arena.sqlite3"
-    environment = {**migrated, "PORT": str(free_port()), "DATABASE_URL": broken}
-    web = service(environment, "web")
-    port = int(environment["PORT"])
+    web, port = start_web(service, {**migrated, "DATABASE_URL": broken})
+    environment = {**migrated, "PORT": str(port), "DATABASE_URL": broken}
     wait_until("gunicorn to answer", lambda: answers(port), web)
     assert get(port, "/healthz") == (503, "database unavailable: OperationalError")
     result = healthcheck("web", environment)
@@ -212,10 +220,8 @@ def test_web_reports_an_unreachable_database_as_unhealthy(migrated, service):
 
 def test_web_can_migrate_on_start(environment, service, tmp_path):
     """MIGRATE_ON_START=true: a web container on an empty database migrates it before serving."""
-    fresh = {**environment, "PORT": str(free_port()), "MIGRATE_ON_START": "true"}
-    fresh["DATABASE_URL"] = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
-    web = service(fresh, "web")
-    port = int(fresh["PORT"])
+    fresh = {**environment, "MIGRATE_ON_START": "true", "DATABASE_URL": f"sqlite:///{tmp_path / 'fresh.sqlite3'}"}
+    web, port = start_web(service, fresh)
     wait_until("gunicorn to answer", lambda: answers(port), web)
     assert get(port, "/tournaments/")[0] == 200  # the tables exist
 

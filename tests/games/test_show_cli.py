@@ -22,7 +22,10 @@ def hostile_log(tmp_path: Path) -> Path:
     state = games.new_game("face-to-face", seed=5)
     state.forfeit(state.to_move, Termination.CRASH, f"bot said {TITLE}{CLEAR}")
     log = state.log.to_json()
-    log["seats"] = [{"seat": 0, "bot": f"evil{CLEAR}"}, {"seat": 1, "bot": f"also{TITLE}"}]
+    log["seats"] = [
+        {"seat": 0, "bot": f"evil{CLEAR}", "version": None},
+        {"seat": 1, "bot": f"also{TITLE}", "version": None},
+    ]
     assert games.replay(json.loads(json.dumps(log))) == state.outcome  # still a valid log
     path = tmp_path / "game.json"
     path.write_text(json.dumps(log), encoding="utf-8")

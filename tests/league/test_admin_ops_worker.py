@@ -4,7 +4,7 @@ stores nothing of them; two named workers share one tournament and play every ma
 
 from __future__ import annotations
 
-import time
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from league.arena.models import BotUpload, Game, Tournament, TournamentEntry
 from league.arena.uploads.house import house_version
 
 HOUSE = Path(bots.house.__file__).parent
+ENDED_TASK = re.compile(r"Task league\.arena\.tasks\.play_match\[[^\]]+\] (succeeded|raised|retry)")
 pytestmark = pytest.mark.slow
 
 
@@ -118,7 +119,8 @@ def test_cancel_while_matches_are_played_stores_none_of_them(staff_client, worke
     log = tmp_path / "worker-w1.log"
     # The playing worker's next heartbeat finds its claim gone: it stops mid-match and stores nothing.
     wait_for("the worker to drop its match", lambda: "claim lost while playing" in log.read_text(), worker, 60)
-    time.sleep(2)  # had anything been stored after all, it would be by now
+    # Every match's task over (the dropped ones and those never claimed): whatever the worker stores, it has stored.
+    wait_for("the three matches' tasks to end", lambda: len(ENDED_TASK.findall(log.read_text())) == 3, worker, 120)
     assert status_of(cup) == "cancelled"
     assert set(cup.matches.values_list("status", flat=True)) == {"cancelled"}
     assert not Game.objects.filter(match__tournament=cup).exists()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,13 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.harness import listening_ports, unused_port
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def alive(group: int) -> bool:
@@ -44,19 +39,16 @@ def get(url: str) -> tuple[int, str]:
         return error.code, error.read().decode()
 
 
-@pytest.mark.slow
-def test_demo_serves_the_league_and_ctrl_c_stops_everything(tmp_path):
-    port = free_port()
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "ARENA_QUEUE", "DEBUG")
-    }
-    env["ARENA_DATA_DIR"] = str(tmp_path / "data")
-    demo = subprocess.Popen(
-        [sys.executable, "manage.py", "demo", "--port", str(port), "--games", "2"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
-    children: list[int] = []
-    try:
+def start_demo(env: dict[str, str], tries: int = 5) -> tuple[subprocess.Popen, str, list[str]]:
+    """`manage.py demo` on a port of its own, read until it says where it runs: (the process, its URL, what it
+    printed). A port someone else took before the demo's web server bound it is chosen again: the demo's own
+    process tree must listen on it, whoever else answers there."""
+    for _ in range(tries):
+        port = unused_port()
+        demo = subprocess.Popen(
+            [sys.executable, "manage.py", "demo", "--port", str(port), "--games", "2"],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
         url = f"http://127.0.0.1:{port}/"
         deadline = time.monotonic() + 120
         printed = []
@@ -65,6 +57,22 @@ def test_demo_serves_the_league_and_ctrl_c_stops_everything(tmp_path):
             if f"The Game Arena runs at {url}" in line:
                 break
             assert time.monotonic() < deadline, "".join(printed)
+        if demo.poll() is None and port in listening_ports(demo.pid):
+            return demo, url, printed
+        demo.send_signal(signal.SIGINT)  # its web server lost the port (or never said where it runs)
+        demo.communicate(timeout=60)
+    pytest.fail(f"the demo never served a port of its own in {tries} tries:\n{''.join(printed)}")
+
+
+@pytest.mark.slow
+def test_demo_serves_the_league_and_ctrl_c_stops_everything(tmp_path):
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "ARENA_QUEUE", "DEBUG")
+    }
+    env["ARENA_DATA_DIR"] = str(tmp_path / "data")
+    demo, url, printed = start_demo(env)
+    children: list[int] = []
+    try:
         # The address comes once the server answers, after the admin login and the logs' whereabouts.
         status, page = get(f"{url}tournaments/")
         assert status == 200 and "Demo: house bots round robin" in page

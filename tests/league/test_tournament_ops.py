@@ -150,6 +150,22 @@ def test_rerun_queues_failed_matches_again_and_reopens_a_finished_tournament(
         tournament_ops.rerun_failed(cup.pk)
 
 
+def await_a_session_waiting_for_a_lock(timeout: float = 10) -> None:
+    """Until another session of this database waits for a lock that this one holds (PostgreSQL)."""
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while True:
+            cursor.execute("SELECT pg_stat_clear_snapshot()")  # the view is read afresh, not once per transaction
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
+            )
+            if cursor.fetchone()[0]:
+                return
+            assert time.monotonic() < deadline, f"no session waited for a lock within {timeout:.0f} s"
+            time.sleep(0.01)
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite runs one writer at a time: nothing interleaves")
 def test_a_late_finish_task_waits_for_a_rerun_and_leaves_the_tournament_running(cup, sent):
@@ -168,7 +184,7 @@ def test_a_late_finish_task_waits_for_a_rerun_and_leaves_the_tournament_running(
         assert tournament_ops.rerun_failed(cup.pk) == 1
         late = threading.Thread(target=finish_task)
         late.start()
-        time.sleep(0.5)  # the task reads the matches while the re-run's writes are not committed yet
+        await_a_session_waiting_for_a_lock()  # the task is at the tournament's row while the re-run is uncommitted
     late.join(10)
     assert finished == [False]
     cup.refresh_from_db()
