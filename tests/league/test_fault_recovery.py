@@ -190,17 +190,17 @@ def test_other_errors_are_not_retried(no_sleep):
 
 
 def test_a_task_retries_in_place_instead_of_failing(db, no_sleep, monkeypatch):
-    calls: list[str] = []
+    calls: list[RatingPool] = []
 
-    def refit(game: str) -> int:
-        calls.append(game)
+    def refit(pool: RatingPool) -> int:
+        calls.append(pool)
         if len(calls) < 3:
             raise OperationalError("the database system is starting up")
         return 1
 
     monkeypatch.setattr(refits, "run", refit)
     tasks.refit_ratings("face-to-face")  # as the worker calls it: no exception reaches Celery
-    assert calls == ["face-to-face"] * 3 and len(no_sleep) == 2
+    assert calls == [RatingPool.ladder("face-to-face")] * 3 and len(no_sleep) == 2
 
 
 def test_a_send_that_fails_after_commit_is_logged_not_raised(
