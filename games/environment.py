@@ -1,0 +1,72 @@
+"""`python3 -m games|bots|bench.NAME` from a checkout, with a Python that lacks the dependencies, runs in its .venv.
+
+Debian's own python3 has no orjson. `manage.py` installs the project into the checkout's `.venv/` on first use
+(league/bootstrap.py, loaded by path: it is a file of the checkout, not an import of the league package) and runs
+itself again there; the commands of games/, bots/ and bench/ do the same, with the same notices, from the package
+a `-m` run starts in. They keep their exit codes: when the environment cannot be made, they exit 2 (usage or
+environment), never 1 (which says "refused" or "mismatch").
+
+The author's kit (an installed wheel) has no checkout around it: pip brought its dependencies, so only a broken
+install reaches the message here. Standard library only: this runs before any dependency is imported.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import NoReturn
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+ENVIRONMENT_FAILED = 2  # the commands' code for a usage or environment error
+
+
+def ensure_dependencies(program: str, modules: tuple[str, ...]) -> None:
+    """Return when `modules` import; else run this command line again in the checkout's .venv, or exit 2.
+
+    Acts only while a `-m` run locates its module (sys.argv[0] is "-m" until then): a program or a test that
+    imports the package keeps its own interpreter and sees the ordinary ImportError.
+    """
+    if sys.argv[:1] != ["-m"]:
+        return
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    bootstrap = _checkout_bootstrap()
+    if bootstrap is None:
+        if missing:
+            _fail(program, f"missing {', '.join(missing)}: install the kit with pip into a virtual environment")
+        return
+    if bootstrap.in_venv():  # as manage.py does: refresh the environment when pyproject.toml changed
+        if not bootstrap.is_current():
+            _ensure(program, bootstrap)
+            missing = [name for name in modules if importlib.util.find_spec(name) is None]
+        if missing:
+            _fail(program, f"{bootstrap.VENV} lacks {', '.join(missing)}: remove it and run again")
+        return
+    if missing:
+        python = _ensure(program, bootstrap)
+        os.execv(python, [str(python), *sys.orig_argv[1:]])
+
+
+def _checkout_bootstrap() -> ModuleType | None:
+    """league/bootstrap.py of the checkout this package sits in, or None outside a checkout (an installed kit)."""
+    path = CHECKOUT / "league" / "bootstrap.py"
+    if not (path.is_file() and (CHECKOUT / "pyproject.toml").is_file()):
+        return None
+    spec = importlib.util.spec_from_file_location("arena_bootstrap", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _ensure(program: str, bootstrap: ModuleType) -> Path:
+    try:
+        return bootstrap.ensure()
+    except (bootstrap.BootstrapError, OSError, bootstrap.subprocess.CalledProcessError) as error:
+        _fail(program, f"cannot set up the project's environment: {error}")
+
+
+def _fail(program: str, message: str) -> NoReturn:
+    print(f"python -m {program}: {message}", file=sys.stderr)
+    raise SystemExit(ENVIRONMENT_FAILED)

@@ -1,0 +1,127 @@
+"""`python3 -m games|bots|bench.NAME` without the dependencies: run again in the checkout's .venv, or exit 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from games import environment
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Execed(Exception):
+    """os.execv was called: the command line it would have run."""
+
+
+@pytest.fixture
+def run(monkeypatch):
+    """run(missing, bootstrap, argv0="-m") -> what ensure_dependencies("bots", ("orjson",)) did."""
+
+    def execv(path, argv):
+        raise Execed(argv)
+
+    monkeypatch.setattr(environment.os, "execv", execv)
+    monkeypatch.setattr(sys, "orig_argv", ["/usr/bin/python3", "-X", "utf8", "-m", "bots", "play", "x.py"])
+
+    def call(missing: set[str], bootstrap, argv0: str = "-m"):
+        monkeypatch.setattr(sys, "argv", [argv0])
+        real = environment.importlib.util.find_spec
+        monkeypatch.setattr(
+            environment.importlib.util, "find_spec", lambda name: None if name in missing else real(name)
+        )
+        monkeypatch.setattr(environment, "_checkout_bootstrap", lambda: bootstrap)
+        environment.ensure_dependencies("bots", ("orjson",))
+
+    return call
+
+
+def fake_bootstrap(in_venv: bool = False, current: bool = True, error: Exception | None = None):
+    calls = []
+
+    class BootstrapError(RuntimeError):
+        pass
+
+    def ensure():
+        calls.append("ensure")
+        if error is not None:
+            raise error
+        return Path("/checkout/.venv/bin/python")
+
+    module = SimpleNamespace(
+        in_venv=lambda: in_venv,
+        is_current=lambda: current,
+        ensure=ensure,
+        BootstrapError=BootstrapError,
+        subprocess=subprocess,
+        VENV=Path("/checkout/.venv"),
+        calls=calls,
+    )
+    return module
+
+
+def test_a_checkout_without_the_dependencies_runs_the_same_command_line_in_its_venv(run):
+    bootstrap = fake_bootstrap()
+    with pytest.raises(Execed) as execed:
+        run({"orjson"}, bootstrap)
+    assert execed.value.args[0] == ["/checkout/.venv/bin/python", "-X", "utf8", "-m", "bots", "play", "x.py"]
+    assert bootstrap.calls == ["ensure"]
+
+
+def test_a_python_with_the_dependencies_keeps_running(run):
+    bootstrap = fake_bootstrap()
+    run(set(), bootstrap)
+    assert bootstrap.calls == []
+
+
+def test_only_a_dash_m_run_is_redirected_not_a_program_that_imports_the_package(run):
+    bootstrap = fake_bootstrap()
+    run({"orjson"}, bootstrap, argv0="/usr/bin/pytest")
+    assert bootstrap.calls == []
+
+
+def test_the_checkout_venv_is_refreshed_when_pyproject_changed_as_manage_py_does(run):
+    bootstrap = fake_bootstrap(in_venv=True, current=False)
+    run(set(), bootstrap)
+    assert bootstrap.calls == ["ensure"]
+
+
+def test_an_environment_that_cannot_be_made_exits_2_not_1_with_the_reason(run, capsys):
+    bootstrap = fake_bootstrap(error=subprocess.CalledProcessError(1, ["pip", "install"]))
+    with pytest.raises(SystemExit) as exited:
+        run({"orjson"}, bootstrap)
+    assert exited.value.code == 2
+    assert "python -m bots: cannot set up the project's environment" in capsys.readouterr().err
+
+
+def test_a_venv_still_lacking_a_module_exits_2_naming_it(run, capsys):
+    with pytest.raises(SystemExit) as exited:
+        run({"orjson"}, fake_bootstrap(in_venv=True))
+    assert exited.value.code == 2
+    assert "lacks orjson" in capsys.readouterr().err
+
+
+def test_outside_a_checkout_a_missing_module_exits_2_saying_how_to_install(run, capsys):
+    with pytest.raises(SystemExit) as exited:
+        run({"orjson"}, None)
+    assert exited.value.code == 2
+    assert "missing orjson: install the kit with pip" in capsys.readouterr().err
+
+
+def test_the_checkout_is_found_by_its_pyproject_and_bootstrap():
+    bootstrap = environment._checkout_bootstrap()
+    assert bootstrap is not None and bootstrap.ROOT == ROOT
+
+
+def test_dash_m_really_sets_argv0_while_the_package_is_imported(tmp_path):
+    """The redirect relies on CPython's runpy: sys.argv[0] is "-m" until the module is found."""
+    package = tmp_path / "probe"
+    package.mkdir()
+    (package / "__init__.py").write_text("import sys\nprint('init', sys.argv[0])\n")
+    (package / "__main__.py").write_text("import sys\nprint('main', sys.argv[0].endswith('__main__.py'))\n")
+    done = subprocess.run([sys.executable, "-m", "probe"], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert done.stdout.split("\n")[:2] == ["init -m", "main True"]
