@@ -2,4 +2,4 @@
 
 from games.environment import ensure_dependencies
 
-ensure_dependencies("bots", ("orjson",))  # `python3 -m bots` from a checkout: see games/environment.py
+ensure_dependencies(("orjson",))  # `python3 -m bots` from a checkout: see games/environment.py

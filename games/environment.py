@@ -23,7 +23,7 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 ENVIRONMENT_FAILED = 2  # the commands' code for a usage or environment error
 
 
-def ensure_dependencies(program: str, modules: tuple[str, ...]) -> None:
+def ensure_dependencies(modules: tuple[str, ...]) -> None:
     """Return when `modules` import; else run this command line again in the checkout's .venv, or exit 2.
 
     Acts only while a `-m` run locates its module (sys.argv[0] is "-m" until then): a program or a test that
@@ -35,17 +35,17 @@ def ensure_dependencies(program: str, modules: tuple[str, ...]) -> None:
     bootstrap = _checkout_bootstrap()
     if bootstrap is None:
         if missing:
-            _fail(program, f"missing {', '.join(missing)}: install the kit with pip into a virtual environment")
+            _fail(f"missing {', '.join(missing)}: install the kit with pip into a virtual environment")
         return
     if bootstrap.in_venv():  # as manage.py does: refresh the environment when pyproject.toml changed
         if not bootstrap.is_current():
-            _ensure(program, bootstrap)
+            _ensure(bootstrap)
             missing = [name for name in modules if importlib.util.find_spec(name) is None]
         if missing:
-            _fail(program, f"{bootstrap.VENV} lacks {', '.join(missing)}: remove it and run again")
+            _fail(f"{bootstrap.VENV} lacks {', '.join(missing)}: remove it and run again")
         return
     if missing:
-        python = _ensure(program, bootstrap)
+        python = _ensure(bootstrap)
         os.execv(python, [str(python), *sys.orig_argv[1:]])
 
 
@@ -60,13 +60,22 @@ def _checkout_bootstrap() -> ModuleType | None:
     return module
 
 
-def _ensure(program: str, bootstrap: ModuleType) -> Path:
+def _ensure(bootstrap: ModuleType) -> Path:
     try:
         return bootstrap.ensure()
     except (bootstrap.BootstrapError, OSError, bootstrap.subprocess.CalledProcessError) as error:
-        _fail(program, f"cannot set up the project's environment: {error}")
+        _fail(f"cannot set up the project's environment: {error}")
 
 
-def _fail(program: str, message: str) -> NoReturn:
-    print(f"python -m {program}: {message}", file=sys.stderr)
+def _fail(message: str) -> NoReturn:
+    print(f"python -m {_running_module()}: {message}", file=sys.stderr)
     raise SystemExit(ENVIRONMENT_FAILED)
+
+
+def _running_module() -> str:
+    """The module named after `-m` on this interpreter's command line (`bots`, `bench.scale`, ...)."""
+    arguments = sys.orig_argv[1:]
+    for index, argument in enumerate(arguments[:-1]):
+        if argument == "-m":
+            return arguments[index + 1]
+    return "?"

@@ -20,7 +20,7 @@ class Execed(Exception):
 
 @pytest.fixture
 def run(monkeypatch):
-    """run(missing, bootstrap, argv0="-m") -> what ensure_dependencies("bots", ("orjson",)) did."""
+    """run(missing, bootstrap, argv0="-m") -> what ensure_dependencies(("orjson",)) did in `python3 -m bots`."""
 
     def execv(path, argv):
         raise Execed(argv)
@@ -35,7 +35,7 @@ def run(monkeypatch):
             environment.importlib.util, "find_spec", lambda name: None if name in missing else real(name)
         )
         monkeypatch.setattr(environment, "_checkout_bootstrap", lambda: bootstrap)
-        environment.ensure_dependencies("bots", ("orjson",))
+        environment.ensure_dependencies(("orjson",))
 
     return call
 
