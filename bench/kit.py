@@ -1,7 +1,7 @@
 """Benchmark: the author's kit, from download to a first local game (issue 26).
 
-    python3 bench/kit.py                 # 3 rounds with pip's cache off (a new author), 3 with it on
-    python3 bench/kit.py --rounds 5 --python /usr/bin/python3.12
+    python3 -m bench.kit                 # 3 rounds with pip's cache off (a new author), 3 with it on
+    python3 -m bench.kit --rounds 5 --python /usr/bin/python3.12
 
 Each round is what an author does on a machine with Python and nothing else of ours: download the wheel over
 HTTP (here served by a local HTTP server from the wheel bots.kit builds: the same bytes the site offers), make a
@@ -27,9 +27,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bots import kit  # noqa: E402 - stdlib only, like this script
+from bench import harness
+from bots import kit
 
 FIRST_GAME_GOAL_S = 60.0
 WHEEL_GOAL_BYTES = 1_000_000
@@ -95,7 +94,7 @@ def main() -> int:
     wheel = kit.build(folder)
     size = wheel.stat().st_size
     server, url = serve(folder)
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}  ({os.cpu_count()} CPUs)")
+    print(f"load average before: {harness.loadavg()}  ({os.cpu_count()} CPUs)")
     print(f"wheel {wheel.name}: {size:,} bytes")
     print(f"python {args.python}; bwrap {'yes (sandboxed game)' if shutil.which('bwrap') else 'no (in-process game)'}")
     results: dict[str, list[dict[str, float]]] = {"cold": [], "warm": []}
@@ -111,7 +110,7 @@ def main() -> int:
     for step in (*STEPS, "total"):
         cold, warm = (spread([one[step] for one in results[state]]) for state in ("cold", "warm"))
         print(f"{step:<12} {cold:>20}   {warm:>20}")
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average after: {harness.loadavg()}")
     slowest = max(r["total"] for r in results["cold"])
     print("\ngoals")
     print(f"  download to first local game (slowest cold round) {slowest:.1f} s <= {FIRST_GAME_GOAL_S:.0f} s: "

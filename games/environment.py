@@ -23,8 +23,10 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 ENVIRONMENT_FAILED = 2  # the commands' code for a usage or environment error
 
 
-def ensure_dependencies(modules: tuple[str, ...]) -> None:
+def ensure_dependencies(modules: tuple[str, ...], extras: str = "") -> None:
     """Return when `modules` import; else run this command line again in the checkout's .venv, or exit 2.
+
+    `extras` are the pyproject's optional groups the command needs (bench/ needs "test"), installed with it.
 
     Acts only while a `-m` run locates its module (sys.argv[0] is "-m" until then): a program or a test that
     imports the package keeps its own interpreter and sees the ordinary ImportError.
@@ -38,14 +40,14 @@ def ensure_dependencies(modules: tuple[str, ...]) -> None:
             _fail(f"missing {', '.join(missing)}: install the kit with pip into a virtual environment")
         return
     if bootstrap.in_venv():  # as manage.py does: refresh the environment when pyproject.toml changed
-        if not bootstrap.is_current():
-            _ensure(bootstrap)
+        if not bootstrap.is_current(extras):
+            _ensure(bootstrap, extras)
             missing = [name for name in modules if importlib.util.find_spec(name) is None]
         if missing:
             _fail(f"{bootstrap.VENV} lacks {', '.join(missing)}: remove it and run again")
         return
     if missing:
-        python = _ensure(bootstrap)
+        python = _ensure(bootstrap, extras)
         os.execv(python, [str(python), *sys.orig_argv[1:]])
 
 
@@ -60,9 +62,9 @@ def _checkout_bootstrap() -> ModuleType | None:
     return module
 
 
-def _ensure(bootstrap: ModuleType) -> Path:
+def _ensure(bootstrap: ModuleType, extras: str) -> Path:
     try:
-        return bootstrap.ensure()
+        return bootstrap.ensure(extras)
     except (bootstrap.BootstrapError, OSError, bootstrap.subprocess.CalledProcessError) as error:
         _fail(f"cannot set up the project's environment: {error}")
 

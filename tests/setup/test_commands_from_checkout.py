@@ -2,7 +2,7 @@
 
 Debian's python3 has none of the project's dependencies, and a clone has no `.venv/`: the first command makes it
 (the slow part, so one clone serves the module) and every command runs there. The README's game counts are cut
-to a few games (`--games 4`); everything else on each line is the README's.
+to a few games (`--games 4`); everything else on each line is the README's. The benchmarks start with `--help`.
 """
 
 from __future__ import annotations
@@ -71,6 +71,16 @@ def test_every_local_command_of_the_readme_runs_as_written(clone, first_run):
         assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
         assert "installing" not in done.stderr, command  # made once, then reused
     assert len(list((clone / "logs").glob("game-*.json"))) == 4
+
+
+def test_every_benchmark_of_the_readme_starts_as_written(clone, first_run):
+    """Each bench line's module with --help: the benches themselves take minutes (bench/ has their figures)."""
+    for command in readme_commands("Benchmarks"):
+        module = re.match(r"python3 -m (bench\.\w+)", command)
+        assert module, command
+        done = shell(clone, f"python3 -m {module[1]} --help")
+        assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
+        assert done.stdout.startswith("usage: "), command
 
 
 def test_the_documented_exit_codes_hold(clone, first_run):

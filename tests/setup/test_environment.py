@@ -28,14 +28,14 @@ def run(monkeypatch):
     monkeypatch.setattr(environment.os, "execv", execv)
     monkeypatch.setattr(sys, "orig_argv", ["/usr/bin/python3", "-X", "utf8", "-m", "bots", "play", "x.py"])
 
-    def call(missing: set[str], bootstrap, argv0: str = "-m"):
+    def call(missing: set[str], bootstrap, argv0: str = "-m", extras: str = ""):
         monkeypatch.setattr(sys, "argv", [argv0])
         real = environment.importlib.util.find_spec
         monkeypatch.setattr(
             environment.importlib.util, "find_spec", lambda name: None if name in missing else real(name)
         )
         monkeypatch.setattr(environment, "_checkout_bootstrap", lambda: bootstrap)
-        environment.ensure_dependencies(("orjson",))
+        environment.ensure_dependencies(("orjson",), extras)
 
     return call
 
@@ -46,15 +46,15 @@ def fake_bootstrap(in_venv: bool = False, current: bool = True, error: Exception
     class BootstrapError(RuntimeError):
         pass
 
-    def ensure():
-        calls.append("ensure")
+    def ensure(extras=""):
+        calls.append(f"ensure {extras}".strip())
         if error is not None:
             raise error
         return Path("/checkout/.venv/bin/python")
 
     module = SimpleNamespace(
         in_venv=lambda: in_venv,
-        is_current=lambda: current,
+        is_current=lambda extras="": current,
         ensure=ensure,
         BootstrapError=BootstrapError,
         subprocess=subprocess,
@@ -70,6 +70,13 @@ def test_a_checkout_without_the_dependencies_runs_the_same_command_line_in_its_v
         run({"orjson"}, bootstrap)
     assert execed.value.args[0] == ["/checkout/.venv/bin/python", "-X", "utf8", "-m", "bots", "play", "x.py"]
     assert bootstrap.calls == ["ensure"]
+
+
+def test_the_extras_a_command_needs_are_installed_with_it(run):
+    bootstrap = fake_bootstrap()
+    with pytest.raises(Execed):
+        run({"orjson"}, bootstrap, extras="test")
+    assert bootstrap.calls == ["ensure test"]
 
 
 def test_a_python_with_the_dependencies_keeps_running(run):
