@@ -21,4 +21,4 @@ Every bench script here keeps to this:
 
 from games.environment import ensure_dependencies
 
-ensure_dependencies(("django", "playwright"), extras="test")  # `python3 -m bench.NAME` runs in the checkout's .venv
+ensure_dependencies()  # before a bench imports Django: `python3 -m bench.NAME` runs in the checkout's .venv

@@ -7,7 +7,7 @@ Pure Python with no dependency on bots/ or league/. See docs/engine-api.md.
 # ruff: noqa: E402
 from games.environment import ensure_dependencies
 
-ensure_dependencies(("orjson",))  # `python3 -m games` from a checkout: see games/environment.py
+ensure_dependencies()  # `python3 -m games|bots|bench...` from a checkout: see games/environment.py
 
 from games.catalog import EXTREME, FACE_TO_FACE, GAME_IDS, GAME_NAMES, THE_GAME
 from games.errors import CommandBroken, GameOver, IllegalTurn, LogMismatch

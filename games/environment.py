@@ -1,11 +1,13 @@
 """`python3 -m games|bots|bench.NAME` from a checkout, with a Python that lacks the dependencies, runs in its .venv.
 
 Debian's own python3 has no orjson. `manage.py` installs the project into the checkout's `.venv/` on first use
-(league/bootstrap.py, loaded by path: it is a file of the checkout, not an import of the league package) and runs
-itself again there; the commands of games/, bots/ and bench/ do the same, with the same notices, from the package
-a `-m` run starts in. They keep their exit codes: when the environment cannot be made, they exit 2 (usage or
-environment), never 1 (which says "refused" or "mismatch").
+(league/bootstrap.py, loaded by path: a file of the checkout, not an import of the league package) and runs itself
+again there. The commands of games/, bots/ and bench/ do the same, with the same notices, when games/__init__.py
+first runs in them (every command imports games before any dependency: bench/__init__.py asks at once). They keep
+their exit codes: when the environment cannot be made they exit 2 (usage or environment), never 1 ("refused",
+"mismatch").
 
+bots/__init__.py stays empty on purpose: a house bot's version hashes every project module its loading executes.
 The author's kit (an installed wheel) has no checkout around it: pip brought its dependencies, so only a broken
 install reaches the message here. Standard library only: this runs before any dependency is imported.
 """
@@ -21,18 +23,25 @@ from typing import NoReturn
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 ENVIRONMENT_FAILED = 2  # the commands' code for a usage or environment error
+# What a `python -m PACKAGE...` command needs, and the pyproject extras that bring it (the page benches drive Chromium).
+COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
+    "games": (("orjson",), ""),
+    "bots": (("orjson",), ""),
+    "bench": (("orjson", "django", "playwright"), "test"),
+}
 
 
-def ensure_dependencies(modules: tuple[str, ...], extras: str = "") -> None:
-    """Return when `modules` import; else run this command line again in the checkout's .venv, or exit 2.
+def ensure_dependencies() -> None:
+    """In a `python -m` command of COMMANDS: return when what it needs imports; else run the same command line in
+    the checkout's .venv, or exit 2 saying why not.
 
-    `extras` are the pyproject's optional groups the command needs (bench/ needs "test"), installed with it.
-
-    Acts only while a `-m` run locates its module (sys.argv[0] is "-m" until then): a program or a test that
-    imports the package keeps its own interpreter and sees the ordinary ImportError.
+    Any other program (a test, the server, a script importing the engine) keeps its interpreter and, lacking a
+    dependency, sees the ordinary ImportError.
     """
-    if sys.argv[:1] != ["-m"]:
+    command = _running_module().split(".")[0]
+    if command not in COMMANDS:
         return
+    modules, extras = COMMANDS[command]
     missing = [name for name in modules if importlib.util.find_spec(name) is None]
     bootstrap = _checkout_bootstrap()
     if bootstrap is None:
@@ -49,6 +58,15 @@ def ensure_dependencies(modules: tuple[str, ...], extras: str = "") -> None:
     if missing:
         python = _ensure(bootstrap, extras)
         os.execv(python, [str(python), *sys.orig_argv[1:]])
+
+
+def _running_module() -> str:
+    """The module named after `-m` on this interpreter's command line (`bots`, `bench.scale`, ...), else ""."""
+    arguments = sys.orig_argv[1:]
+    for index, argument in enumerate(arguments[:-1]):
+        if argument == "-m":
+            return arguments[index + 1]
+    return ""
 
 
 def _checkout_bootstrap() -> ModuleType | None:
@@ -72,12 +90,3 @@ def _ensure(bootstrap: ModuleType, extras: str) -> Path:
 def _fail(message: str) -> NoReturn:
     print(f"python -m {_running_module()}: {message}", file=sys.stderr)
     raise SystemExit(ENVIRONMENT_FAILED)
-
-
-def _running_module() -> str:
-    """The module named after `-m` on this interpreter's command line (`bots`, `bench.scale`, ...)."""
-    arguments = sys.orig_argv[1:]
-    for index, argument in enumerate(arguments[:-1]):
-        if argument == "-m":
-            return arguments[index + 1]
-    return "?"

@@ -83,6 +83,25 @@ def test_every_benchmark_of_the_readme_starts_as_written(clone, first_run):
         assert done.stdout.startswith("usage: "), command
 
 
+def command_modules() -> list[str]:
+    """Every module of games/, bots/ and bench/ that runs as `python -m` (the sandbox's own insides aside)."""
+    found = []
+    for package in ("games", "bots", "bench"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if "sandbox" not in path.parts and '__name__ == "__main__"' in path.read_text(encoding="utf-8"):
+                found.append(".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__main__"))
+    return found
+
+
+def test_every_command_module_starts_with_debian_python(clone, first_run):
+    """Not only the README's: `python3 -m bots.selfcheck`, `python3 -m bench.scale`, ... (a new one too)."""
+    modules = command_modules()
+    assert {"games", "bots", "bots.selfcheck", "bots.kit", "bench.kit"} <= set(modules)
+    for module in modules:
+        done = shell(clone, f"python3 -m {module} --help")
+        assert done.returncode == 0 and done.stdout.startswith("usage: "), f"{module}\n{done.stderr[-3000:]}"
+
+
 def test_the_documented_exit_codes_hold(clone, first_run):
     assert shell(clone, "python3 -m games replay missing.json").returncode == 2  # unreadable
     log = next((clone / "logs").glob("game-*.json"))

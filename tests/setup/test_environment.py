@@ -20,22 +20,21 @@ class Execed(Exception):
 
 @pytest.fixture
 def run(monkeypatch):
-    """run(missing, bootstrap, argv0="-m") -> what ensure_dependencies(("orjson",)) did in `python3 -m bots`."""
+    """run(missing, bootstrap, command): ensure_dependencies() in `python3 -X utf8 COMMAND` lacking `missing`."""
 
     def execv(path, argv):
         raise Execed(argv)
 
     monkeypatch.setattr(environment.os, "execv", execv)
-    monkeypatch.setattr(sys, "orig_argv", ["/usr/bin/python3", "-X", "utf8", "-m", "bots", "play", "x.py"])
 
-    def call(missing: set[str], bootstrap, argv0: str = "-m", extras: str = ""):
-        monkeypatch.setattr(sys, "argv", [argv0])
+    def call(missing: set[str], bootstrap, command: str = "-m bots play x.py"):
+        monkeypatch.setattr(sys, "orig_argv", ["/usr/bin/python3", "-X", "utf8", *command.split()])
         real = environment.importlib.util.find_spec
         monkeypatch.setattr(
             environment.importlib.util, "find_spec", lambda name: None if name in missing else real(name)
         )
         monkeypatch.setattr(environment, "_checkout_bootstrap", lambda: bootstrap)
-        environment.ensure_dependencies(("orjson",), extras)
+        environment.ensure_dependencies()
 
     return call
 
@@ -72,10 +71,10 @@ def test_a_checkout_without_the_dependencies_runs_the_same_command_line_in_its_v
     assert bootstrap.calls == ["ensure"]
 
 
-def test_the_extras_a_command_needs_are_installed_with_it(run):
+def test_the_benches_get_the_test_tools_with_the_environment(run):
     bootstrap = fake_bootstrap()
     with pytest.raises(Execed):
-        run({"orjson"}, bootstrap, extras="test")
+        run({"playwright"}, bootstrap, "-m bench.pages")
     assert bootstrap.calls == ["ensure test"]
 
 
@@ -85,10 +84,18 @@ def test_a_python_with_the_dependencies_keeps_running(run):
     assert bootstrap.calls == []
 
 
-def test_only_a_dash_m_run_is_redirected_not_a_program_that_imports_the_package(run):
+@pytest.mark.parametrize("command", ["/usr/bin/pytest tests", "-m pytest", "-c import games", "-m celery worker"])
+def test_only_a_command_of_the_project_is_redirected_not_a_program_that_imports_it(run, command):
     bootstrap = fake_bootstrap()
-    run({"orjson"}, bootstrap, argv0="/usr/bin/pytest")
+    run({"orjson"}, bootstrap, command)
     assert bootstrap.calls == []
+
+
+@pytest.mark.parametrize("command", ["-m games replay x.json", "-m bots.selfcheck", "-m bench.kit --rounds 1"])
+def test_every_command_package_is_redirected(run, command):
+    with pytest.raises(Execed) as execed:
+        run({"orjson"}, fake_bootstrap(), command)
+    assert execed.value.args[0][3:] == command.split()
 
 
 def test_the_checkout_venv_is_refreshed_when_pyproject_changed_as_manage_py_does(run):
@@ -122,13 +129,3 @@ def test_outside_a_checkout_a_missing_module_exits_2_saying_how_to_install(run, 
 def test_the_checkout_is_found_by_its_pyproject_and_bootstrap():
     bootstrap = environment._checkout_bootstrap()
     assert bootstrap is not None and bootstrap.ROOT == ROOT
-
-
-def test_dash_m_really_sets_argv0_while_the_package_is_imported(tmp_path):
-    """The redirect relies on CPython's runpy: sys.argv[0] is "-m" until the module is found."""
-    package = tmp_path / "probe"
-    package.mkdir()
-    (package / "__init__.py").write_text("import sys\nprint('init', sys.argv[0])\n")
-    (package / "__main__.py").write_text("import sys\nprint('main', sys.argv[0].endswith('__main__.py'))\n")
-    done = subprocess.run([sys.executable, "-m", "probe"], cwd=tmp_path, capture_output=True, text=True, check=True)
-    assert done.stdout.split("\n")[:2] == ["init -m", "main True"]
