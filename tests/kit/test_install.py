@@ -19,6 +19,7 @@ import pytest
 
 import games
 from bots import kit
+from bots.__main__ import main as bots_main
 from bots.match import BotSpec, MatchSpec, run_match
 from tests.league.replay_helpers import played_log, store_game, versions_for
 
@@ -96,6 +97,17 @@ def test_the_kits_runner_writes_the_servers_logs(author):
 def without_times(log: dict) -> dict:
     """The log but each turn's think time (milliseconds measured on the machine that played)."""
     return {**log, "turns": [{key: value for key, value in turn.items() if key != "ms"} for turn in log["turns"]]}
+
+
+def test_the_kits_sprt_reaches_the_servers_numbers(author, capsys):
+    args = ["sprt", "house:greedy", "house:random", "--game", "face-to-face", "--max-games", "16", "--seed", "kit"]
+    tested = author("-m", "bots", *args, "--json")
+    assert tested.returncode in (0, 1, 3), tested.stderr  # H1, H0, no verdict at the cap
+    assert bots_main([*args, "--json"]) == tested.returncode
+    server = json.loads(capsys.readouterr().out)
+    kit_result = json.loads(tested.stdout)
+    assert kit_result["games"] == 16 and sum(kit_result["pentanomial"]) == kit_result["pairs"] == 8
+    assert {**kit_result, "elapsed_s": 0} == {**server, "elapsed_s": 0}
 
 
 def test_a_log_downloaded_from_a_running_site_replays_in_the_kit(author, live_server, django_user_model, make_version):
