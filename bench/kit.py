@@ -81,10 +81,6 @@ def spread(values: list[float]) -> str:
     return f"{min(values):6.2f} {statistics.median(values):6.2f} {max(values):6.2f}"
 
 
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "MISS"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3, help="rounds per cache state (default 3)")
@@ -114,8 +110,8 @@ def main() -> int:
     slowest = max(r["total"] for r in results["cold"])
     print("\ngoals")
     print(f"  download to first local game (slowest cold round) {slowest:.1f} s <= {FIRST_GAME_GOAL_S:.0f} s: "
-          f"{verdict(slowest <= FIRST_GAME_GOAL_S)}")  # fmt: skip
-    print(f"  kit wheel {size / 1e6:.3f} MB <= 1 MB: {verdict(size <= WHEEL_GOAL_BYTES)}")
+          f"{harness.verdict(slowest <= FIRST_GAME_GOAL_S)}")  # fmt: skip
+    print(f"  kit wheel {size / 1e6:.3f} MB <= 1 MB: {harness.verdict(size <= WHEEL_GOAL_BYTES)}")
     return 0
 
 
