@@ -27,7 +27,7 @@ Takahashi recurrences give the inverse on the blocks, i.e. every variance and th
 pair that met. Where the blocks would be dense and large (opponents drawn from the whole ladder: an
 expander, whose factor fills in completely) the variances are estimated from the Neumann series of the
 Laplacian's pseudo-inverse to second order, which such a graph makes converge fast (errors below 0.1 %
-on random leagues; measured by ``bench/ratings.py``), and pair covariances are not given. The fit
+on random leagues; measured by ``python -m bench.ratings``), and pair covariances are not given. The fit
 itself is exact either way: Newton's method with conjugate-gradient steps, preconditioned by the
 block factor (exact groups) or the diagonal (estimated ones), down to a step of a millionth of a
 standard error, which leaves an error of ~1e-12.
