@@ -11,7 +11,7 @@ import pytest
 
 from bots.sandbox import SandboxedPlayer, cgroups
 
-BUSY_SECONDS = 0.4
+BUSY_SECONDS = 1.0
 # Hashing a large block lets go of the interpreter's lock, so each thread of it takes a CPU of its own
 SPIN = """
 import hashlib, threading, time
@@ -89,4 +89,6 @@ def test_a_bot_with_many_threads_takes_no_more_of_a_shared_cpu_than_one_with_one
         for player in players:
             player.close()
     share = used[1] / sum(used)
-    assert share > 0.35, f"the one-thread bot got {share:.2f} of the CPU beside eight threads ({used})"
+    # about half with one weight a sandbox; 1/9 if each thread weighed on its own (the machine's other load on that
+    # CPU takes its part from both alike)
+    assert share > 0.25, f"the one-thread bot got {share:.2f} of the CPU beside eight threads ({used})"
