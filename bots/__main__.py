@@ -7,6 +7,7 @@ the league server runs them; `--unsafe-no-sandbox` runs your own bot in this pro
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import sys
 import time
@@ -15,13 +16,15 @@ from pathlib import Path
 from typing import TextIO
 
 import games
-from bots import upload
+from bots import starter, upload
 from bots.house import is_house_ref, parse_ref
 from bots.match import BotSpec, MatchSpec, StartPosition, TimeControl, run_match
 from bots.sprt import command as sprt
 from bots.summary import format_summary, summarize
 from bots.turn_output import dumps_jsonl
 from games.__main__ import exit_quietly_on_broken_pipe
+
+SERVER_TIME = TimeControl()  # the league's defaults too (ARENA_TURN_SECONDS, ARENA_BANK_SECONDS, ...)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,9 +58,15 @@ def build_parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         help="show games done, games/s and time left on stderr (default: if stderr is a terminal, without --json)",
     )
-    play.add_argument("--turn-time", type=float, default=1.0, help="seconds per turn (default 1)")
-    play.add_argument("--bank", type=float, default=10.0, help="overage bank per game in seconds (default 10)")
-    play.add_argument("--startup", type=float, default=5.0, help="seconds to load a bot (default 5)")
+    play.add_argument(
+        "--turn-time", type=float, default=SERVER_TIME.turn, help="seconds per turn (default %(default)s)"
+    )
+    play.add_argument(
+        "--bank", type=float, default=SERVER_TIME.bank, help="overage bank per game in seconds (default %(default)s)"
+    )
+    play.add_argument(
+        "--startup", type=float, default=SERVER_TIME.startup, help="seconds to load a bot (default %(default)s)"
+    )
     play.add_argument(
         "--unsafe-no-sandbox",
         action="store_true",
@@ -65,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     upload.add_parser(commands)
     sprt.add_parser(commands)
+    starter.add_parser(commands)
+    parser.add_argument("--version", action=PrintVersion, help="print the kit's or the server's version and exit")
     return parser
 
 
@@ -91,6 +102,27 @@ def start_position(args: argparse.Namespace) -> StartPosition | None:
         raise ValueError(f"--from {args.from_log} has {players} seat(s), not {args.players}")
     args.game, args.players = log["game"], players
     return StartPosition(log, args.turn)
+
+
+class PrintVersion(argparse.Action):
+    """`--version`: which distribution runs, looked up only when asked (it reads installed metadata)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001 - argparse's
+        print(installed_version())
+        parser.exit()
+
+
+def installed_version() -> str:
+    """`thegame-arena-kit 0.1.0` in the author's kit, `thegame-arena 0.1.0` beside the server."""
+    for distribution in ("thegame-arena-kit", "thegame-arena"):
+        try:
+            return f"{distribution} {importlib.metadata.version(distribution)}"
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return "unknown version: not installed (a checkout run without its environment)"
 
 
 def match_spec(args: argparse.Namespace) -> MatchSpec:
@@ -172,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
         return upload.run(args)
     if args.command == "sprt":
         return sprt.run(args)
+    if args.command == "new":
+        return starter.run(args)
     try:
         spec = match_spec(args)
         spec.validate()

@@ -11,12 +11,14 @@ import argparse
 import sys
 from pathlib import Path
 
+import games  # first of all: from a checkout without the dependencies, the command runs in .venv
+
+# isort: split
 import bots.house
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
 from bots.sandbox import cgroups
 from bots.sandbox.bwrap import SandboxUnavailable
 from bots.sandbox.limits import SandboxLimits
-from games import Termination
 
 SANDBOXED_BOT = Path(bots.house.__file__).with_name("greedy.py")
 HINT = "see docs/operators.md, 'Deploying with Docker', for what the sandbox needs from the host and the container"
@@ -35,7 +37,10 @@ def check(startup_seconds: float) -> str:
     game = run_match(spec).games[0]
     sandboxed_seat = game.seat_bots.index(0)
     outcome = game.outcome
-    if outcome.seat == sandboxed_seat and outcome.termination not in (Termination.STUCK, Termination.ALL_CARDS_PLAYED):
+    if outcome.seat == sandboxed_seat and outcome.termination not in (
+        games.Termination.STUCK,
+        games.Termination.ALL_CARDS_PLAYED,
+    ):
         stderr = game.stderr.get(0, "").strip()
         raise SandboxUnavailable(
             f"the sandboxed bot failed: {outcome.termination}: {outcome.detail}" + (f"\n{stderr}" if stderr else "")

@@ -3,6 +3,12 @@
 Pure Python with no dependency on bots/ or league/. See docs/engine-api.md.
 """
 
+# The environment is checked before anything imports a dependency, so the imports below follow a call.
+# ruff: noqa: E402
+from games.environment import ensure_dependencies
+
+ensure_dependencies()  # `python3 -m games|bots|bench...` from a checkout: see games/environment.py
+
 from games.catalog import EXTREME, FACE_TO_FACE, GAME_IDS, GAME_NAMES, THE_GAME
 from games.errors import CommandBroken, GameOver, IllegalTurn, LogMismatch
 from games.factory import new_game

@@ -193,10 +193,12 @@ ARENA_UPLOADS_PER_HOUR = env_int("ARENA_UPLOADS_PER_HOUR", 30, minimum=1)
 ARENA_SIGNUPS_PER_HOUR = env_int("ARENA_SIGNUPS_PER_HOUR", 5, minimum=1)
 # Password reset requests per hour, counted per address and per e-mail address asked for.
 ARENA_PASSWORD_RESETS_PER_HOUR = env_int("ARENA_PASSWORD_RESETS_PER_HOUR", 5, minimum=1)
-# Failed logins: after this many for one account, or from one address, both are refused for the cool-off.
+# Failed logins: after this many from one address, whatever accounts they tried, that address is refused for the
+# cool-off. An account as such is never locked: a stranger guessing the admin's password locks out only the stranger,
+# never the admin logging in from elsewhere (locking per account would let anyone lock anyone out).
 AXES_FAILURE_LIMIT = env_int("ARENA_LOGIN_FAILURE_LIMIT", 10, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("ARENA_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per account and per address
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 AXES_CLIENT_IP_CALLABLE = "league.arena.lib.throttles.client_address"

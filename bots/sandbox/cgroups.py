@@ -1,11 +1,13 @@
-"""Per-sandbox cgroups (memory and process count), where the host lets the runner create them.
+"""Per-sandbox cgroups (memory, process count and CPU weight), where the host lets the runner create them.
 
 rlimits bound each process; a cgroup bounds the sandbox as a whole, including what it stores on its tmpfs
-and kernel memory. Both cgroup v2 (unified) and v1 (per-controller hierarchies) are handled. Creating one
-needs write access to the cgroup tree, which in practice means a root runner; without it the sandbox runs
-on rlimits alone, unless the caller requires cgroups (the league does, for uploaded bots, unless its
-operator opts out): then the sandbox is not started. The sandbox is put into its groups while bwrap holds
-it back, so nothing of the bot's ever runs outside them.
+and kernel memory. Where the host offers the cpu controller, each sandbox also gets one CPU weight, the default
+one: the whole sandbox weighs as much as one ordinary process, however many threads it runs, so a bot cannot
+take a larger share of a shared CPU from another by spinning more threads. Both cgroup v2 (unified) and v1
+(per-controller hierarchies) are handled. Creating one needs write access to the cgroup tree, which in practice
+means a root runner; without it the sandbox runs on rlimits alone, unless the caller requires cgroups (the league
+does, for uploaded bots, unless its operator opts out): then the sandbox is not started. The sandbox is put into
+its groups while bwrap holds it back, so nothing of the bot's ever runs outside them.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 GROUP_PARENT = "thegame-arena"
 SLACK_BYTES = 64 * 1024 * 1024  # the interpreter's own page cache and kernel memory on top of the bot's
 OPT_OUT_SETTING = "ARENA_SANDBOX_WITHOUT_CGROUPS"  # the league's setting that lifts the requirement
+CPU_WEIGHT = 100  # cgroup v2 cpu.weight of a sandbox: the default, what one ordinary process weighs
+CPU_SHARES = 1024  # the same in cgroup v1 (cpu.shares)
 
 
 class CgroupsUnavailable(SandboxUnavailable):
@@ -45,6 +49,7 @@ def unavailable(root_runner: bool) -> CgroupsUnavailable:
 class Cgroup:
     directories: list[Path]
     version: int
+    cpu_weighted: bool = False  # the host's cpu controller gave the sandbox its CPU weight
 
     @property
     def procs_files(self) -> list[str]:
@@ -109,15 +114,18 @@ def _create_v2(own: str, name: str, memory_bytes: int, processes: int) -> Cgroup
     available = set((parent / "cgroup.controllers").read_text().split())
     if not {"memory", "pids"} <= available:
         return None
-    _write(parent / "cgroup.subtree_control", "+memory +pids")
+    weighted = "cpu" in available
+    _write(parent / "cgroup.subtree_control", "+memory +pids" + (" +cpu" if weighted else ""))
     group = parent / name
     group.mkdir()
-    cgroup = Cgroup([group], 2)
+    cgroup = Cgroup([group], 2, weighted)
     try:
         _write(group / "memory.max", str(memory_bytes + SLACK_BYTES))
         if (group / "memory.swap.max").exists():
             _write(group / "memory.swap.max", "0")
         _write(group / "pids.max", str(processes))
+        if weighted:
+            _write(group / "cpu.weight", str(CPU_WEIGHT))
     except OSError:
         cgroup.remove()
         raise
@@ -126,12 +134,16 @@ def _create_v2(own: str, name: str, memory_bytes: int, processes: int) -> Cgroup
 
 def _create_v1(own: dict[str, str], name: str, memory_bytes: int, processes: int) -> Cgroup | None:
     directories: list[Path] = []
-    cgroup = Cgroup(directories, 1)
+    weighted = (CGROUP_ROOT / "cpu" / "cpu.shares").exists()  # an optional controller: without it, no weight
+    cgroup = Cgroup(directories, 1, weighted)
+    hierarchies = [
+        ("memory", {"memory.limit_in_bytes": memory_bytes + SLACK_BYTES}),
+        ("pids", {"pids.max": processes}),
+    ]
+    if weighted:
+        hierarchies.append(("cpu", {"cpu.shares": CPU_SHARES}))
     try:
-        for controller, settings in (
-            ("memory", {"memory.limit_in_bytes": memory_bytes + SLACK_BYTES}),
-            ("pids", {"pids.max": processes}),
-        ):
+        for controller, settings in hierarchies:
             parent = CGROUP_ROOT / controller / own.get(controller, "/").lstrip("/") / GROUP_PARENT
             parent.mkdir(exist_ok=True)
             group = parent / name
@@ -160,5 +172,5 @@ def leftover_groups() -> list[Path]:
     """Sandbox groups of this process's cgroup tree that still exist (for leak checks)."""
     own = _own_paths()
     parents = [CGROUP_ROOT / own.get("", "/").lstrip("/") / GROUP_PARENT]
-    parents += [CGROUP_ROOT / c / own.get(c, "/").lstrip("/") / GROUP_PARENT for c in ("memory", "pids")]
+    parents += [CGROUP_ROOT / c / own.get(c, "/").lstrip("/") / GROUP_PARENT for c in ("memory", "pids", "cpu")]
     return [path for parent in parents if parent.is_dir() for path in parent.iterdir() if path.is_dir()]

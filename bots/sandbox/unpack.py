@@ -4,7 +4,8 @@
 it, with the same `UnpackLimits` (the league builds them from its settings and passes them down with each match),
 so a bot the league accepts always unpacks on a worker. It refuses absolute or escaping paths, links and special
 files, names given twice or as both a file and a folder, encrypted entries, too many entries, too many bytes and
-zip-bomb ratios, all before anything is written; the unpacker then also counts the bytes actually inflated, since a
+zip-bomb ratios, folders nested too deep and names too long for a file system (or for a walk of the bot's
+folder), all before anything is written; the unpacker then also counts the bytes actually inflated, since a
 zip's headers can lie.
 """
 
@@ -30,6 +31,9 @@ class UnpackLimits:
     zip_entries: int = 200
     unpacked_bytes: int = 50 << 20  # everything a .zip holds, unpacked
     compression_ratio: int = 100  # unpacked to packed size of one member
+    zip_depth: int = 16  # folders, one inside the other, on the way to a file
+    name_bytes: int = 255  # of one file or folder name, in UTF-8: what a Linux file system stores (NAME_MAX)
+    path_bytes: int = 1024  # of a whole path inside the bot's folder, in UTF-8
 
     def __post_init__(self) -> None:
         for field in fields(self):
@@ -67,6 +71,7 @@ def check_archive(archive: zipfile.ZipFile, limits: UnpackLimits) -> list[tuple[
     unpacked = 0
     for member in members:
         path = _member_path(member)
+        _check_path(member, path, limits)
         if path in seen:
             raise BotPackageError(f"the zip holds {member.filename} twice")
         seen.add(path)
@@ -115,6 +120,27 @@ def _member_path(member: zipfile.ZipInfo) -> str:
     return path
 
 
+def _check_path(member: zipfile.ZipInfo, path: str, limits: UnpackLimits) -> None:
+    """A path the worker's file system can hold, and its walks of the bot's folder can reach."""
+    parts = path.split("/")
+    folders = len(parts) if member.is_dir() else len(parts) - 1
+    if folders > limits.zip_depth:
+        raise BotPackageError(
+            f"the zip holds {_shown(path)}, {folders} folders deep; at most {limits.zip_depth} are allowed"
+        )
+    for part in parts:
+        if len(part.encode("utf-8", "surrogateescape")) > limits.name_bytes:
+            raise BotPackageError(
+                f"the zip holds a name of more than {limits.name_bytes} bytes: {_shown(part)}; please shorten it"
+            )
+    if len(path.encode("utf-8", "surrogateescape")) > limits.path_bytes:
+        raise BotPackageError(f"the zip holds a path of more than {limits.path_bytes} bytes: {_shown(path)}")
+
+
+def _shown(text: str, chars: int = 80) -> str:
+    return text if len(text) <= chars else text[: chars - 3] + "..."
+
+
 def unpack_bot(source: Path, destination: Path, limits: UnpackLimits | None = None) -> None:
     """Write the bot's files into the existing, empty directory `destination`."""
     limits = limits or UnpackLimits()
@@ -138,7 +164,7 @@ def unpack_bot(source: Path, destination: Path, limits: UnpackLimits | None = No
 def _unpack_zip(source: Path, destination: Path, limits: UnpackLimits) -> None:
     try:
         archive = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError) as error:
+    except (zipfile.BadZipFile, OSError, ValueError) as error:  # ValueError: e.g. a name flagged UTF-8 that is not
         raise BotPackageError(f"{source.name} is not a readable zip file: {error}") from None
     with archive:
         budget = limits.unpacked_bytes

@@ -26,7 +26,7 @@ def assert_retry_page(response, what):
     return seconds
 
 
-def test_wrong_passwords_lock_the_account_even_with_the_right_one(client, alice, settings):
+def test_wrong_passwords_lock_their_address_out_even_with_the_right_one(client, alice, settings):
     settings.AXES_FAILURE_LIMIT = 5
     for _ in range(4):
         assert log_in(client, "alice", "wrong").status_code == 200
@@ -35,13 +35,22 @@ def test_wrong_passwords_lock_the_account_even_with_the_right_one(client, alice,
     seconds = assert_retry_page(response, "Too many failed logins")
     assert 14 * 60 < seconds <= 15 * 60
     assert "_auth_user_id" not in client.session
-    # per account: another address is refused for alice too
-    assert log_in(Client(), "alice", "correct horse battery", address="10.0.0.2").status_code == 429
+
+
+def test_a_stranger_guessing_cannot_lock_the_owner_or_the_admin_out(client, alice, admin_user, settings):
+    settings.AXES_FAILURE_LIMIT = 3
+    for name in ("alice", "admin"):
+        for _ in range(10):
+            log_in(client, name, "guess", address="10.6.6.6")
+    assert log_in(Client(), "alice", "correct horse battery", address="10.0.0.2").status_code == 302
+    admin = Client().post(reverse("admin:login"), {"username": "admin", "password": "password"}, REMOTE_ADDR="10.0.0.3")
+    assert admin.status_code == 302  # logged in, from its own address
+    assert log_in(Client(), "alice", "correct horse battery", address="10.6.6.6").status_code == 429
 
 
 def test_wrong_passwords_from_one_address_lock_that_address(client, alice, bob, settings):
     settings.AXES_FAILURE_LIMIT = 3
-    for name in ("nobody1", "nobody2", "nobody3"):
+    for name in ("nobody1", "nobody2", "nobody3"):  # spraying: one guess an account
         log_in(client, name, "guess", address="10.9.9.9")
     assert log_in(Client(), "bob", "correct horse battery", address="10.9.9.9").status_code == 429
     # another address logs in

@@ -46,7 +46,10 @@ def test_a_match_carries_them_to_the_sandboxed_player(settings):
         {"bot.py": GOOD_BOT, **{f"m{i}.py": b"" for i in range(5)}},  # too many entries for the settings below
         {"bot.py": GOOD_BOT, "lib": b"x", "lib/a.py": b"x = 1\n"},  # lib as a file and a folder
         {"bot.py": GOOD_BOT, "data.bin": b"\0" * 5000},  # more than the settings' unpacked bytes
+        {"bot.py": GOOD_BOT, "/".join(["d"] * 1000) + "/x.py": b""},  # deeper than any walk of the folder reaches
+        {"bot.py": GOOD_BOT, "n" * 256 + ".py": b""},  # a name no Linux file system holds
     ],
+    ids=["entries", "file and folder", "unpacked bytes", "depth", "name length"],
 )
 def test_the_upload_check_and_the_unpacker_refuse_the_same_zips(settings, tmp_path, files):
     settings.ARENA_MAX_ZIP_ENTRIES = 4
