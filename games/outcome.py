@@ -16,6 +16,7 @@ class Termination(enum.StrEnum):
     CRASH = "crash"
     PROTOCOL_ERROR = "protocol-error"
     RESOURCE_LIMIT = "resource-limit"
+    SANDBOX_VIOLATION = "sandbox-violation"  # the bot ran while the runner held it between its turns
 
     @property
     def is_bot_failure(self) -> bool:
@@ -29,7 +30,13 @@ class Termination(enum.StrEnum):
 
 
 BOT_FAILURES = frozenset(
-    {Termination.TIMEOUT, Termination.CRASH, Termination.PROTOCOL_ERROR, Termination.RESOURCE_LIMIT}
+    {
+        Termination.TIMEOUT,
+        Termination.CRASH,
+        Termination.PROTOCOL_ERROR,
+        Termination.RESOURCE_LIMIT,
+        Termination.SANDBOX_VIOLATION,
+    }
 )
 # Members are str, so `"crash" in FORFEITS` holds as well as `Termination.CRASH in FORFEITS`.
 FORFEITS = frozenset({Termination.ILLEGAL_TURN, Termination.COMMAND_BROKEN} | BOT_FAILURES)

@@ -14,7 +14,8 @@ start-up): `nsenter` enters the namespace where the Python runtime is staged (se
 sandbox's uid/gid, or `setpriv` does, before bwrap runs.
 
 A turn ends when the harness has replied and stopped itself (harness.py): the runner reads the reply, checks in
-/proc that the process is stopped, and only then goes on; with the next request it sends SIGCONT.
+/proc that every thread of the process is stopped, and only then goes on; with the next request it checks that the
+sandbox stayed stopped and sends SIGCONT (pause.py).
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ class SandboxProcess:
         self.child_pid: int | None = None  # the harness, as the host sees it
         self.init_pid: int | None = None
         self.stat_fd: int | None = None  # /proc/<harness>/stat, read for its state
+        self.cpu_clock: int | None = None  # the harness's CPU time (pause.cpu_clock)
+        self.cpu_at_stop: int | None = None  # its value when the last turn ended, in nanoseconds
         self.status_fd: int | None = None  # the monitor's reports: a SOCK_SEQPACKET socket, one JSON message each
         self.monitor_ended = False  # its reports closed: by the harness's exit report, or by the monitor's death
         self.stdin = self.stdout = self.stderr = None
@@ -204,6 +207,7 @@ class SandboxProcess:
         try:
             self.child_pid, self.pidfd = self._await_harness(deadline)
             self.stat_fd = os.open(f"/proc/{self.child_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+            self.cpu_clock = pause.cpu_clock(self.child_pid)
             if _exited(self.pidfd):  # opened by PID: only if it still runs is that file its own
                 raise SandboxUnavailable("the harness ended before it ran anything of the bot's")
             if admit is not None:
@@ -297,23 +301,43 @@ class SandboxProcess:
     # -- requests --------------------------------------------------------------------------------
     def request(self, message: dict[str, Any], timeout: float) -> tuple[dict[str, Any], float]:
         """Send one request and wait for its reply and the harness's stop; the seconds it took are measured from
-        the moment it was let run. Raises BotFailure, after which the sandbox is dead."""
-        self.send(message)
-        started = time.perf_counter()  # written while it was stopped: waking it up is not the bot's time
+        the moment it was let run, plus any CPU time it had while it was held. Raises BotFailure, after which the
+        sandbox is dead."""
+        held = self.send(message)
+        started = time.perf_counter() - held  # written while it was stopped: waking it up is not the bot's time
         return self.receive(message["type"], started, started + timeout)
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Start writing one request (the rest is written while its reply is awaited), and let the harness run."""
+    def send(self, message: dict[str, Any]) -> float:
+        """Start writing one request (the rest is written while its reply is awaited), and let the harness run.
+        Returns the seconds of CPU the sandbox had while it was held since its last turn, which that turn owes."""
         kind = message["type"]
         if self.buffer:
             public = f"unrequested output before {kind!r}"
             self._fail(Termination.PROTOCOL_ERROR, public, f"{public}: {protocol.preview(self.buffer)}")
+        held = self._cpu_while_held(kind) if self.stopped else 0.0
         self.outgoing = self._write(memoryview(encode_request(message)), kind)  # usually all of it at once
         if self.outgoing:
             self.poller.register(self.stdin, select.POLLOUT)
         if self.stopped:
             pause.resume(self.pidfd)
             self.stopped = False
+        return held
+
+    def _cpu_while_held(self, kind: str) -> float:
+        """The seconds of CPU the sandbox has had since its last turn ended; a sandbox violation if it ran (more than
+        the last moments of its stop take, or it is not stopped any more)."""
+        now = pause.cpu_ns(self.cpu_clock)
+        if now is None or self.cpu_at_stop is None or now == self.cpu_at_stop:
+            return 0.0  # gone (the next read of its pipes says how it ended), or held as it should be
+        grown = now - self.cpu_at_stop
+        letter = pause.state(self.stat_fd, self.child_pid)
+        if (grown > pause.RUN_WHILE_STOPPED_NS or letter not in (pause.STOPPED, None)) and not _exited(self.pidfd):
+            self._fail(
+                Termination.SANDBOX_VIOLATION,
+                f"it ran while it was held between its turns ({grown / 1e9:.3f} s of CPU, and it was "
+                f"{'stopped' if letter == pause.STOPPED else 'running'} when {kind!r} was due)",
+            )
+        return grown / 1e9
 
     def receive(self, kind: str, started: float, deadline: float) -> tuple[dict[str, Any], float]:
         """Wait until `deadline` for the reply to the request of type `kind` (or ANNOUNCE) sent at `started`, and,
@@ -353,12 +377,14 @@ class SandboxProcess:
         """Wait for the harness to stop itself after its reply: until then, whatever it runs is still its turn.
 
         It stops a few microseconds after writing, usually before the runner has even read the reply; if this
-        runner woke up on its CPU first, yielding lets it get there. A bot that tampers with the harness so that it
-        never stops runs out its turn's time instead."""
+        runner woke up on its CPU first, yielding lets it get there. A thread still busy in the kernel stops once it
+        is back (pause.state waits for every thread). A bot that tampers with the harness so that it never stops, or
+        keeps a thread from stopping, runs out its turn's time instead."""
         for attempt in range(1 << 30):
-            state = self._state()
-            if state == "T":
+            state = pause.state(self.stat_fd, self.child_pid)
+            if state == pause.STOPPED:
                 self.stopped = True
+                self.cpu_at_stop = pause.cpu_ns(self.cpu_clock)
                 return
             if state is None or state in "ZX":
                 # an exiting process; or its main thread ended alone (raw exit(2)) while others run on
@@ -372,15 +398,6 @@ class SandboxProcess:
                 os.sched_yield()
             else:
                 time.sleep(max(0.0, min(0.001, deadline - time.perf_counter())))
-
-    def _state(self) -> str | None:
-        """The harness's state letter (R, S, T, Z...), or None once it is gone."""
-        try:
-            text = os.pread(self.stat_fd, 256, 0)
-        except (OSError, TypeError):
-            return None
-        _, _, after = text.rpartition(b")")  # the process's name, before it, may hold anything
-        return after[1:2].decode() or None
 
     def _write(self, data: memoryview, request_type: str) -> memoryview:
         try:

@@ -70,6 +70,7 @@ def test_forfeits_are_the_terminations_that_blame_a_seat_for_failing():
         Termination.CRASH,
         Termination.PROTOCOL_ERROR,
         Termination.RESOURCE_LIMIT,
+        Termination.SANDBOX_VIOLATION,
     }
     assert [t for t in Termination if not t.is_forfeit] == [Termination.ALL_CARDS_PLAYED, Termination.STUCK]
     assert "crash" in games.FORFEITS and "stuck" not in games.FORFEITS  # the stored text form works too

@@ -125,6 +125,7 @@ FAILURES = {
     "crash": "crashed",
     "protocol-error": "broke the protocol",
     "resource-limit": "went over a resource limit",
+    "sandbox-violation": "ran while held between its turns",
 }
 
 

@@ -13,6 +13,7 @@ FAULTS = {
     "crash": "crash",
     "protocol-error": "protocol error",
     "resource-limit": "resource limit",
+    "sandbox-violation": "sandbox violation",
 }
 
 

@@ -47,6 +47,7 @@ FORFEIT_WORDS = {
     "crash": "crashed",
     "protocol-error": "broke the protocol",
     "resource-limit": "hit a resource limit",
+    "sandbox-violation": "ran while held between its turns",
 }
 
 

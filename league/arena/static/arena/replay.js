@@ -17,7 +17,7 @@
   const byPlayBox = $("replay-by-play");
 
   const FACE_TO_FACE = data.game === "face-to-face";
-  const BOT_FAILURES = ["timeout", "crash", "protocol-error", "resource-limit"];
+  const BOT_FAILURES = ["timeout", "crash", "protocol-error", "resource-limit", "sandbox-violation"];
   const SIGNALS = { k: "keep-off", j: "jump" };
   const turns = data.turns;
   const states = data.states;
