@@ -64,4 +64,4 @@ def too_many(request: HttpRequest, what: str, retry_after: int) -> HttpResponse:
 def login_locked_out(request: HttpRequest, original_response: Any = None, credentials: Any = None) -> HttpResponse:
     """django-axes' lockout (AXES_LOCKOUT_CALLABLE): the 429 page, retry after the cool-off."""
     cool_off = int(settings.AXES_COOLOFF_TIME.total_seconds())
-    return too_many(request, "Too many failed logins for this account or from your address.", cool_off)
+    return too_many(request, "Too many failed logins from your address.", cool_off)
