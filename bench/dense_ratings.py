@@ -6,13 +6,16 @@ connected group centred on the anchor), solved the old way: Newton's method on t
 so only for leagues of a few thousand players. Written apart from `bradley_terry` on purpose: a check that
 shared the code it checks would share its mistakes.
 
-    dense_fit(players, a, b, wins_a=..., wins_b=..., draws=...) -> (elo, variance, covariance matrix)
+    dense_fit(players, a, b, wins_a=..., wins_b=..., draws=..., fixed=None) -> (elo, variance, covariance matrix)
+
+``fixed`` holds some players at given ratings (anchors): what `bench.ratings` compares keeping retired versions
+in the fit as free players with.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import scipy.linalg
@@ -23,6 +26,7 @@ from scipy.special import expit, log_expit
 from threadpoolctl import threadpool_limits
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
+ANCHOR_STIFFNESS = 1e10  # curvature holding an anchor at its rating: its own is ~1e2, so it moves ~1e-8 of a nat
 
 
 def dense_fit(
@@ -35,8 +39,13 @@ def dense_fit(
     draws: ArrayLike | None = None,
     prior_games: float = 2.0,
     anchor: float = 1500.0,
+    fixed: Mapping[int, float] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Elo per player, the variance of its offset from its group's mean (Elo^2), and the covariance matrix."""
+    """Elo per player, the variance of its offset from its group's mean (Elo^2), and the covariance matrix.
+
+    ``fixed`` (player index -> Elo) holds those players at that rating, as anchors: a group with an anchor is
+    not centred, and its players' variances are their own (the anchors' are 0).
+    """
     n = len(players)
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
     wins_a, wins_b = np.asarray(wins_a, dtype=np.float64), np.asarray(wins_b, dtype=np.float64)
@@ -52,12 +61,19 @@ def dense_fit(
     _, group = scipy.sparse.csgraph.connected_components(
         scipy.sparse.coo_array((np.ones(len(i)), (i, j)), shape=(n, n)), directed=False
     )
-    pinned = np.zeros(n)
-    pinned[np.unique(group, return_index=True)[1]] = 1.0
+    # The gauge: the first player of each group is pinned to 0 (the group is centred afterwards), unless the
+    # group has anchors, which a stiff penalty holds at their ratings instead.
+    pinned, target = np.zeros(n), np.zeros(n)
+    anchored = np.zeros(n, dtype=bool)
+    for player, elo in (fixed or {}).items():
+        pinned[player], target[player] = ANCHOR_STIFFNESS, (elo - anchor) / ELO_PER_NAT
+        anchored[group == group[player]] = True
+    firsts = np.unique(group, return_index=True)[1]
+    pinned[firsts[~anchored[firsts]]] = 1.0
 
     def value(theta: NDArray[np.float64]) -> float:
         d = theta[i] - theta[j]
-        return float((games - score_i) @ d - games @ log_expit(d) + pinned @ theta**2 / 2.0)
+        return float((games - score_i) @ d - games @ log_expit(d) + pinned @ (theta - target) ** 2 / 2.0)
 
     def factor_and_gradient(theta: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         d = theta[i] - theta[j]
@@ -67,10 +83,10 @@ def dense_fit(
         hessian = np.zeros((n, n))
         hessian[i, j] = hessian[j, i] = -weight
         hessian[np.arange(n), np.arange(n)] = np.bincount(i, weight, n) + np.bincount(j, weight, n) + pinned
-        gradient = np.bincount(i, residual, n) - np.bincount(j, residual, n) + pinned * theta
+        gradient = np.bincount(i, residual, n) - np.bincount(j, residual, n) + pinned * (theta - target)
         return scipy.linalg.cholesky(hessian, lower=True), gradient
 
-    theta = np.zeros(n)
+    theta = target.copy()
     with threadpool_limits(limits=1, user_api="blas"):
         for _ in range(200):
             factor, gradient = factor_and_gradient(theta)
@@ -89,9 +105,11 @@ def dense_fit(
     # Offsets from each group's mean: e_i = unit_i - u / m, so cov_ij = Z_ij - s_i / m - s_j / m + u'Z u / m^2
     # with s = Z u (u: the group's indicator); the inverse is block-diagonal by group.
     size = np.bincount(group)[group]
-    same = group[:, None] == group[None, :]
+    same = (group[:, None] == group[None, :]) & ~anchored[:, None]
     share = (inverse * same).sum(axis=1) / size
     total = np.bincount(group, share)[group] / size
-    covariance = (inverse - share[:, None] - share[None, :] + total[:, None]) * same
-    theta -= np.bincount(group, theta)[group] / size
+    covariance = np.where(
+        anchored[:, None], inverse, (inverse - share[:, None] - share[None, :] + total[:, None]) * same
+    )
+    theta -= np.where(anchored, 0.0, np.bincount(group, theta)[group] / size)
     return anchor + ELO_PER_NAT * theta, ELO_PER_NAT**2 * np.diag(covariance).copy(), ELO_PER_NAT**2 * covariance

@@ -15,7 +15,9 @@ during the fit above what the process held just before it (each case runs in a p
 refit adds 20 ten-game matches and refits from the previous ratings, as the league does after each match. Up to
 3,000 versions the dense fit of before issue 25 (`bench/dense_ratings.py`) runs on the same league, and the
 sparse fit's ratings and interval half-widths are compared with it; above, estimated half-widths are compared
-with exact ones computed for 20 sampled versions by conjugate gradients. The issue-4 figure (1,000 versions x
+with exact ones computed for 20 sampled versions by conjugate gradients. Three leagues whose versions retire
+compare keeping retired versions in the fit as free players (the league's way) with holding them at their last
+rating as fixed anchors (see `retirement_case`). The issue-4 figure (1,000 versions x
 1,000,000 games, one row per game) is kept. The load average is printed beside each figure: other processes
 slow every figure down.
 """
@@ -51,6 +53,7 @@ EXACT_HALF_WIDTH_GOAL = 1e-6
 ESTIMATED_HALF_WIDTH_GOAL = 0.05
 ISSUE4 = (1_000, 1_000_000, 5.0)  # versions, games (one row each), seconds
 SAMPLED = 20
+RETIREMENT_SEEDS = 3
 
 
 def league(versions: int, pairing: str, seed: int = 0) -> dict[str, np.ndarray]:
@@ -174,6 +177,63 @@ def sampled_half_width_error(whole, data: dict[str, np.ndarray], prior_games: fl
     return float(max(errors))
 
 
+def retirement_case(seed: int, bots: int = 400, epochs: int = 6, matches: int = 1_500, games: int = 10) -> dict:
+    """A league whose versions retire, fitted with the retired versions as free players and as fixed anchors.
+
+    Bots arrive over `epochs`; each epoch a bot uploads a new version (40 %), which supersedes its last one, or
+    retires (5 %); `matches` matches of `games` games are played among the versions active then. When a version
+    stops playing, the fit of that moment is its anchor. At the end the league's fit (every version free) and the
+    anchored fit (`dense_fit(fixed=...)`) are compared on the active versions, in units of their standard error.
+    """
+    rng = np.random.default_rng(seed)
+    base = rng.normal(0.0, 1.0, bots)
+    arrival = rng.integers(0, epochs - 1, bots)
+    start, end, strength, latest, uploads = [], [], [], {}, np.zeros(bots)
+    for epoch in range(epochs):
+        for bot in np.flatnonzero(arrival <= epoch):
+            if latest.get(bot, 0) is None:
+                continue  # retired
+            if bot not in latest or rng.random() < 0.4:
+                if bot in latest:
+                    end[latest[bot]] = epoch
+                latest[bot] = len(start)
+                start.append(epoch)
+                end.append(epochs)
+                strength.append(base[bot] + 0.15 * uploads[bot])  # each version a little stronger
+                uploads[bot] += 1
+            elif rng.random() < 0.05:
+                end[latest[bot]], latest[bot] = epoch, None
+    start_of, end_of, strength_of = np.array(start), np.array(end), np.array(strength)
+    versions = len(start)
+    a, b, wins = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    anchors: dict[int, float] = {}
+    for epoch in range(epochs):
+        active = np.flatnonzero((start_of <= epoch) & (epoch < end_of))
+        x, y = active[rng.integers(0, len(active), matches)], active[rng.integers(0, len(active), matches)]
+        x, y = x[x != y], y[x != y]
+        a, b = np.r_[a, x], np.r_[b, y]
+        wins = np.r_[wins, rng.binomial(games, expit(strength_of[x] - strength_of[y]))]
+        now = fit(list(range(versions)), a, b, wins_a=wins, wins_b=games - wins)
+        for version in np.flatnonzero(end_of == epoch + 1):
+            if epoch + 1 < epochs:
+                anchors[int(version)] = float(now.elo[version])
+    free = now
+    anchored, _, _ = dense_fit(list(range(versions)), a, b, wins_a=wins, wins_b=games - wins, fixed=anchors)
+    active = np.flatnonzero(end_of == epochs)
+    moved = (free.elo - anchored)[active]
+    error = np.sqrt(free.variance[active])
+    return {
+        "versions": versions,
+        "retired": len(anchors),
+        "active": len(active),
+        "games": int(len(a) * games),
+        "most_standard_errors": float(np.max(np.abs(moved) / error)),
+        "shift_elo": float(moved.mean()),
+        "most_standard_errors_after_shift": float(np.max(np.abs(moved - moved.mean()) / error)),
+        "median_standard_error": float(np.median(error)),
+    }
+
+
 def dense_case(versions: int, pairing: str) -> dict:
     data = league(versions, pairing)
     players = list(range(versions))
@@ -209,6 +269,8 @@ def in_own_process(*args: str) -> dict:
 def run_case(kind: str, versions: int, pairing: str) -> dict:
     if kind == "issue4":
         return issue4_case()
+    if kind == "retirement":
+        return retirement_case(seed=versions)
     return (sparse_case if kind == "sparse" else dense_case)(versions, pairing)
 
 
@@ -239,6 +301,7 @@ def main() -> None:
                 row["dense"] = in_own_process("dense", str(versions), pairing)
             figures[f"{pairing}[{versions}]"] = row
             print(table_row(pairing, versions, row))
+    figures["retirement"] = [in_own_process("retirement", str(seed), "-") for seed in range(RETIREMENT_SEEDS)]
     print()
     for line in growth(figures, sizes):
         print(line)
@@ -287,7 +350,23 @@ def judgements(figures: dict, sizes: tuple[int, ...]) -> list[tuple[bool, str]]:
                         f"{row['extra_mb']:.0f} MB",
                     )
                 )
+    for seed, row in enumerate(figures["retirement"]):
+        # An interval is for a version's offset from the mean; the anchors bring the gauge of older fits, a common
+        # shift that changes no difference between ratings. Judged on the offsets, the raw figure printed beside.
+        said.append(
+            (
+                row["most_standard_errors_after_shift"] <= 1.0,
+                f"retired versions kept as free players rather than fixed anchors (league {seed}: {row['versions']:,} "
+                f"versions, {row['retired']:,} retired, {row['games']:,} games): the {row['active']} active versions' "
+                f"offsets from their mean move by at most their own standard error: "
+                f"{row['most_standard_errors_after_shift']:.2f} of it (all shifted by {row['shift_elo']:+.1f} Elo; "
+                f"with the shift, at most {row['most_standard_errors']:.2f}; median standard error "
+                f"{row['median_standard_error']:.0f} Elo)",
+            )
+        )
     for name, row in figures.items():
+        if name == "retirement":
+            continue
         if "dense" in row:
             dense = row["dense"]
             limit = EXACT_HALF_WIDTH_GOAL if dense["exact"] else ESTIMATED_HALF_WIDTH_GOAL
