@@ -99,7 +99,7 @@ def main() -> None:
     game = bots["busiest"].game
     fitted = {pk: r for pk, r in _current_ratings(game).items()}
     cpu, wall = time.process_time(), time.perf_counter()
-    _, points = history.next_points(history.last_points(game), fitted)
+    _, points = history.next_points(history.last_points(game)[0], fitted)
     print(
         f"history.next_points over {len(fitted)} rated versions: {1000 * (time.perf_counter() - wall):.1f} ms wall, "
         f"{1000 * (time.process_time() - cpu):.1f} ms cpu, {len(points)} points to write (0 expected: nothing moved)"

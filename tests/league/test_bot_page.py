@@ -59,7 +59,7 @@ def test_a_small_drift_is_recorded_once_it_adds_up(alice, bob, make_version):
         version=version, game="face-to-face", elo=1500.3, low=1450.3, high=1550.3, games=10,
         point_elo=1500, point_low=1450, point_high=1550, point_games=10,
     )  # fmt: skip
-    last = history.last_points("face-to-face")
+    last, _ = history.last_points("face-to-face")
     points, moved = history.next_points(last, fitted(1500.3))
     assert moved == [] and points[version.pk].elo == 1500  # the point stays where the drift started
     assert history.next_points(last, fitted(1500.6))[1] == [version.pk]

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from league.arena.ladder import bradley_terry, refits
 from league.arena.ladder.pools import RatingPool
-from league.arena.models import Rating, RatingFit
+from league.arena.models import Rating, RatingFit, RatingPoint
 from league.arena.play import results
 
 
@@ -165,3 +165,28 @@ def test_a_refit_without_rated_games_stores_no_ratings(alice, bob, make_version,
     assert refits.refit(RatingPool.ladder("face-to-face")) is True
     assert not Rating.objects.exists()
     assert RatingFit.objects.get(game="face-to-face").games == 0
+
+
+def test_a_version_that_no_longer_plays_keeps_its_last_rating_and_still_counts_in_the_fit(
+    alice, bob, make_version, record_games
+):
+    pool = RatingPool.ladder("face-to-face")
+    old, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(old, b, [0, 0, 1])
+    refits.refit(pool)
+    frozen, points = Rating.objects.get(version=old), RatingPoint.objects.filter(version=old).count()
+    new = make_version(alice, "a")  # a's second version supersedes the first: it leaves the ladder
+    record_games(new, b, [1, 1, 1, 0])
+    refits.refit(pool)
+    kept = Rating.objects.get(version=old)
+    assert (kept.elo, kept.low, kept.high, kept.games) == (frozen.elo, frozen.low, frozen.high, frozen.games)
+    assert RatingPoint.objects.filter(version=old).count() == points  # its history stops where it stopped playing
+    # Everyone still playing is rewritten from the whole fit, in which the old version is a free player.
+    whole = refits.fit(refits.pair_counts(pool)[0])
+    assert whole[old.pk].elo != pytest.approx(frozen.elo, abs=1e-6)  # the fit moved it; its row did not follow
+    for version in (new, b):
+        assert Rating.objects.get(version=version).elo == pytest.approx(whole[version.pk].elo, abs=1e-9)
+    # Games of its own (a tournament it was entered in with that version) make it play again.
+    record_games(old, b, [1])
+    refits.refit(pool)
+    assert Rating.objects.get(version=old).elo == pytest.approx(refits.fit(refits.pair_counts(pool)[0])[old.pk].elo)

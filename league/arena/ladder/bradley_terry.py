@@ -63,7 +63,7 @@ import scipy.sparse
 import scipy.sparse.csgraph
 import scipy.sparse.linalg
 from numpy.typing import ArrayLike, NDArray
-from scipy.linalg import lapack
+from scipy.linalg import blas, lapack
 from scipy.special import expit, log_expit
 from threadpoolctl import threadpool_limits
 
@@ -412,8 +412,8 @@ class _Graph:
         self.exact_pairs = np.flatnonzero(exact_player[i])
         self.exact_player = exact_player
         self.chain = _BlockChain(self.order, i[self.exact_pairs], j[self.exact_pairs], n)
-        # Pinning each exact group's first player gives its Hessian full rank; estimated groups are solved
-        # on the singular Laplacian and kept at mean zero instead.
+        # The block factor is of the Hessian with each exact group's first player pinned (+1 on its diagonal):
+        # full rank, and, for a right-hand side whose group sums are 0, the same solution up to a shift.
         self.pinned = np.zeros(n)
         firsts = np.unique(self.group, return_index=True)[1]
         self.pinned[firsts[exact_group]] = 1.0
@@ -422,10 +422,9 @@ class _Graph:
         """The pairs' weights as the upper triangle of a sparse matrix (no copy)."""
         return scipy.sparse.csr_array((weight, self.upper_columns, self.upper_indptr), shape=(self.n, self.n))
 
-    def centre(self, theta: NDArray[np.float64], estimated_only: bool) -> NDArray[np.float64]:
-        """Each group's mean subtracted (only the estimated groups' if asked)."""
-        shift = np.bincount(self.group, theta)[self.group] / self.group_size[self.group]
-        return theta - (np.where(self.exact_player, 0.0, shift) if estimated_only else shift)
+    def centre(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Each group's mean subtracted."""
+        return theta - np.bincount(self.group, theta)[self.group] / self.group_size[self.group]
 
 
 def _affordable_groups(
@@ -576,18 +575,18 @@ class _BlockFactor:
         Z[k+1, k] = -Z[k+1, k+1] B_k L_k^-1 and Z[k, k] = L_k^-T L_k^-1 + (B_k L_k^-1)' Z[k+1, k+1] (B_k L_k^-1).
         """
         chain, inverse = self.chain, self.buffer  # the Hessian's entries are no longer needed
-        following = None
+        following = None  # Z[k+1, k+1]; like every diagonal block here, only its lower triangle is right
         for k in reversed(range(len(self.lower))):
             lower_inverse, info = lapack.dtrtri(self.lower[k], lower=1)
             if info != 0:
                 raise RuntimeError(f"Fisher information is not invertible (LAPACK dtrtri info={info})")
-            square = lower_inverse.T @ lower_inverse
+            square, _ = lapack.dlauum(lower_inverse, lower=1)  # L^-T L^-1, a third of a matrix product's work
             if following is not None:
                 scaled = self.below[k] @ lower_inverse
-                propagated = following @ scaled
+                propagated = blas.dsymm(1.0, following, scaled, lower=1)
                 square += scaled.T @ propagated
                 chain.coupling(inverse, k)[...] = -propagated
-            chain.square(inverse, k)[...] = square
+            chain.square(inverse, k)[...] = square  # read below the diagonal only (pair_slot, diagonal_slot)
             following = square
         return inverse[chain.diagonal_slot], inverse[chain.pair_slot]
 
@@ -619,14 +618,14 @@ class _Posterior:
         d = np.take(theta, self.graph.i) - np.take(theta, self.graph.j)
         # log sigmoid(-x) = log sigmoid(x) - x halves the transcendental work.
         data = self.score_j @ d - self.games @ log_expit(d)
-        return float(data + (self.graph.pinned @ theta**2) / 2.0)
+        return float(data)
 
     def derivatives(
         self, theta: NDArray[np.float64]
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """Gradient, per-pair curvature weights and the Hessian's diagonal.
 
-        The Hessian is the weighted graph Laplacian of the pairs plus 1 on each pinned diagonal.
+        The Hessian is the weighted graph Laplacian of the pairs.
         """
         graph = self.graph
         n, i, j = graph.n, graph.i, graph.j
@@ -636,27 +635,28 @@ class _Posterior:
         # lose all precision to cancellation for lopsided pairs.
         residual = self.score_j * p - self.score_i * not_p
         weight = self.games * p * not_p
-        gradient = np.bincount(i, residual, n) - np.bincount(j, residual, n) + graph.pinned * theta
-        diagonal = np.bincount(i, weight, n) + np.bincount(j, weight, n) + graph.pinned
+        gradient = np.bincount(i, residual, n) - np.bincount(j, residual, n)
+        diagonal = np.bincount(i, weight, n) + np.bincount(j, weight, n)
         return gradient, weight, diagonal
 
 
 class _NewtonSolver:
-    """Newton steps by conjugate gradients on the sparse Hessian.
+    """Newton steps by conjugate gradients on the sparse Hessian, the singular Laplacian: every group is kept at mean 0.
 
-    Preconditioner: the block factor on exact groups (refreshed when it goes stale: the weights move
-    as the strengths do), the diagonal on estimated ones.
+    Preconditioner: the diagonal, and on exact groups the block factor once the diagonal is not enough (a chain
+    of close ratings needs it; opponents from across the ladder do not). The factor is refreshed when it goes
+    stale (the weights move as the strengths do).
     """
 
     def __init__(self, graph: _Graph) -> None:
         self.graph = graph
         self.factor: _BlockFactor | None = None
-        self.stale = True
-        self.iterations: list[int] = []
+        self.stale = False
+        self.iterations = 0
 
     def refactor(self, weight: NDArray[np.float64], diagonal: NDArray[np.float64]) -> _BlockFactor:
         graph = self.graph
-        self.factor = graph.chain.factor(weight[graph.exact_pairs], diagonal[graph.order])
+        self.factor = graph.chain.factor(weight[graph.exact_pairs], (diagonal + graph.pinned)[graph.order])
         self.stale = False
         return self.factor
 
@@ -664,53 +664,69 @@ class _NewtonSolver:
         self, gradient: NDArray[np.float64], weight: NDArray[np.float64], diagonal: NDArray[np.float64], rtol: float
     ) -> NDArray[np.float64]:
         graph = self.graph
-        if self.stale and len(graph.order):
+        if self.stale:
             self.refactor(weight, diagonal)
         upper = graph.upper(weight)
-        order, factor = graph.order, self.factor
-        estimated = ~graph.exact_player
+        shape = (graph.n, graph.n)
+        # Right-hand side and products are kept off the null space (the group means), where rounding would
+        # otherwise pile up and stall the solve.
+        hessian = scipy.sparse.linalg.LinearOperator(
+            shape, matvec=lambda x: graph.centre(diagonal * x - upper @ x - upper.T @ x), dtype=np.float64
+        )
+        rhs = -graph.centre(gradient)
+        exact_groups = len(graph.order) > 0
+        first_try = _REFACTOR_AFTER if exact_groups and self.factor is None else _CG_MAX_ITERATIONS
+        step, converged = self._cg(hessian, rhs, None, rtol, diagonal, first_try)
+        if not converged and first_try < _CG_MAX_ITERATIONS:
+            self.refactor(weight, diagonal)
+            step, _ = self._cg(hessian, rhs, step, rtol, diagonal, _CG_MAX_ITERATIONS)
+        return graph.centre(step)
 
-        # Estimated groups are solved on the singular Laplacian: right-hand side and products are kept off
-        # its null space (the group means), where rounding would otherwise pile up and stall the solve.
-        def hessian(x: NDArray[np.float64]) -> NDArray[np.float64]:
-            return graph.centre(diagonal * x - upper @ x - upper.T @ x, estimated_only=True)
+    def _cg(
+        self,
+        hessian: scipy.sparse.linalg.LinearOperator,
+        rhs: NDArray[np.float64],
+        start: NDArray[np.float64] | None,
+        rtol: float,
+        diagonal: NDArray[np.float64],
+        maxiter: int,
+    ) -> tuple[NDArray[np.float64], bool]:
+        graph, factor = self.graph, self.factor
+        inverse_diagonal = np.divide(1.0, diagonal, out=np.zeros_like(diagonal), where=diagonal > 0)
 
         def precondition(r: NDArray[np.float64]) -> NDArray[np.float64]:
-            z = np.divide(r, diagonal, out=np.zeros_like(r), where=estimated)
+            z = r * inverse_diagonal
             if factor is not None:
-                z[order] = factor.solve(r[order])
-            return z
+                z[graph.order] = factor.solve(r[graph.order])
+            return graph.centre(z)
 
         iterations = 0
 
         def count(_: NDArray[np.float64]) -> None:
             nonlocal iterations
             iterations += 1
-            self.iterations.append(1)
 
-        shape = (graph.n, graph.n)
         step, info = scipy.sparse.linalg.cg(
-            scipy.sparse.linalg.LinearOperator(shape, matvec=hessian, dtype=np.float64),
-            -graph.centre(gradient, estimated_only=True),
+            hessian,
+            rhs,
+            x0=start,
             rtol=rtol,
-            maxiter=_CG_MAX_ITERATIONS,
-            M=scipy.sparse.linalg.LinearOperator(shape, matvec=precondition, dtype=np.float64),
+            maxiter=maxiter,
+            M=scipy.sparse.linalg.LinearOperator(hessian.shape, matvec=precondition, dtype=np.float64),
             callback=count,
         )
         if info < 0:
             raise RuntimeError(f"conjugate gradients broke down on the rating Hessian (info={info})")
-        self.stale = iterations > _REFACTOR_AFTER
-        return graph.centre(step, estimated_only=True)
+        self.iterations += iterations
+        self.stale = factor is not None and iterations > _REFACTOR_AFTER
+        return step, info == 0
 
 
 def _posterior_mode(posterior: _Posterior, initial: NDArray[np.float64]) -> _Mode:
     """Maximise the log-posterior from `initial`; the strengths, their variances and the pairs' covariances."""
     graph = posterior.graph
     n = graph.n
-    # Into the gauge the Hessian is solved in: exact groups' pinned players at 0, estimated groups' means.
-    theta = graph.centre(initial, estimated_only=True)
-    pinned_at = np.bincount(graph.group, graph.pinned * theta)
-    theta = theta - np.where(graph.exact_player, pinned_at[graph.group], 0.0)
+    theta = graph.centre(initial)
     solver = _NewtonSolver(graph)
 
     value = posterior.value(theta)
@@ -742,7 +758,7 @@ def _posterior_mode(posterior: _Posterior, initial: NDArray[np.float64]) -> _Mod
     # The last step was under a millionth of a standard error, so Newton's quadratic convergence leaves
     # ~1e-12; its conjugate gradients were solved to a hundredth of the step before. The Hessian here
     # (the Fisher information) gives the variances.
-    theta = graph.centre(theta, estimated_only=False)
+    theta = graph.centre(theta)
     _, weight, diagonal = posterior.derivatives(theta)
     factor = solver.refactor(weight, diagonal) if len(graph.order) else None
 
@@ -762,7 +778,8 @@ def _exact_variances(graph: _Graph, factor: _BlockFactor) -> tuple[NDArray[np.fl
     """Variances (in ``order``) and pair covariances of the offsets from the group means, exact groups.
 
     The offset of i from its group's mean is e'theta with e = unit_i - u / m (u: the group's indicator,
-    m its size). e is orthogonal to the gauge, so e' H^-1 e is its variance, and
+    m its size). e is orthogonal to the gauge, so with H the Hessian whose group's first player is pinned (the
+    block factor's), e' H^-1 e is its variance, and
     e' H^-1 e = (H^-1)_ii - 2 (H^-1 u)_i / m + u' H^-1 u / m^2; likewise for a pair's covariance. H is
     block-diagonal by group, so one solve against all-ones gives every group's H^-1 u.
     """

@@ -28,12 +28,17 @@ class Point:
     games: int
 
 
-def last_points(game: str) -> dict[int, Point]:
-    """Each rated version's newest point, as kept on its Rating row."""
-    rows = Rating.objects.filter(game=game, point_elo__isnull=False).values_list(
-        "version_id", "point_elo", "point_low", "point_high", "point_games"
+def last_points(game: str) -> tuple[dict[int, Point], dict[int, int]]:
+    """Each rated version's newest point, as kept on its Rating row, and the games its rating was fitted on."""
+    rows = Rating.objects.filter(game=game).values_list(
+        "version_id", "point_elo", "point_low", "point_high", "point_games", "games"
     )
-    return {version: Point(elo, low, high, games) for version, elo, low, high, games in rows}
+    points, games = {}, {}
+    for version, elo, low, high, point_games, fitted_games in rows:
+        games[version] = fitted_games
+        if elo is not None:
+            points[version] = Point(elo, low, high, point_games)
+    return points, games
 
 
 def moved(point: Point | None, rating: bradley_terry.Rating) -> bool:

@@ -17,7 +17,16 @@ from datetime import datetime
 from django.db.models import QuerySet
 
 from league.arena.ladder import bradley_terry, history, refit_sql
-from league.arena.models import COMPETITIVE_GAMES, DealPair, PairResult, Rating, RatingPoint, Season, SeasonRating
+from league.arena.models import (
+    COMPETITIVE_GAMES,
+    BotVersion,
+    DealPair,
+    PairResult,
+    Rating,
+    RatingPoint,
+    Season,
+    SeasonRating,
+)
 
 COOP_PREFIX = "coop:"
 
@@ -97,14 +106,27 @@ class RatingPool:
             _write_ladder(self.game, fitted, last_played, now)
 
 
+def still_playing(
+    fitted: dict[int, bradley_terry.Rating], stored_games: dict[int, int]
+) -> dict[int, bradley_terry.Rating]:
+    """The fitted versions whose rating a refit writes: those on the ladder now, those with new games (a superseded
+    version still finishing a tournament) and those never rated. Every other one no longer plays: it keeps the rating
+    and interval of its last refit as a player (its pages and history show it), while the fit keeps it as a free player
+    (docs/ratings.md says why)."""
+    on_ladder = set(BotVersion.objects.on_ladder().filter(pk__in=list(fitted)).values_list("pk", flat=True))
+    return {pk: r for pk, r in fitted.items() if pk in on_ladder or stored_games.get(pk) != r.games}
+
+
 def _write_ladder(
     game: str, fitted: dict[int, bradley_terry.Rating], last_played: dict[int, datetime], now: datetime
 ) -> None:
-    """The game's `Rating` rows, and one history point per version whose rating moved since its own last point."""
-    points, moved = history.next_points(history.last_points(game), fitted)
+    """The `Rating` rows of the versions still playing, and a history point for each whose rating moved."""
+    last, stored_games = history.last_points(game)
+    playing = still_playing(fitted, stored_games)
+    points, moved = history.next_points(last, playing)
     RatingPoint.objects.bulk_create(history.point_rows(game, points, moved, now), batch_size=2_000)
-    versions = list(fitted)
-    rated, kept = [fitted[pk] for pk in versions], [points[pk] for pk in versions]
+    versions = list(playing)
+    rated, kept = [playing[pk] for pk in versions], [points[pk] for pk in versions]
     refit_sql.replace_ratings(
         game,
         {
@@ -121,12 +143,14 @@ def _write_ladder(
             "point_high": [p.high for p in kept],
             "point_games": [p.games for p in kept],
         },
+        rated=list(fitted),
     )
 
 
 def _write_coop(pool: RatingPool, fitted: dict[int, bradley_terry.Rating]) -> None:
     rows = SeasonRating.objects.filter(season_id=pool.season, players=pool.players)
     rows.exclude(version_id__in=list(fitted)).delete()
+    playing = still_playing(fitted, dict(rows.values_list("version_id", "comparisons")))
     SeasonRating.objects.bulk_create(
         [
             SeasonRating(
@@ -141,7 +165,7 @@ def _write_coop(pool: RatingPool, fitted: dict[int, bradley_terry.Rating]) -> No
                 losses=r.losses,
                 draws=r.draws,
             )
-            for pk, r in fitted.items()
+            for pk, r in playing.items()
         ],
         update_conflicts=True,
         unique_fields=["season", "players", "version"],

@@ -74,13 +74,15 @@ def _latest_per_version(versions: np.ndarray, played_us: np.ndarray) -> dict[int
     return {int(pk): EPOCH + timedelta(microseconds=int(us)) for pk, us in zip(ids, latest, strict=True)}
 
 
-def replace_ratings(game: str, columns: dict[str, list]) -> None:
-    """Make `game`'s Rating rows exactly these: one list per column of RATING_COLUMNS but `game`, a row per index."""
+def replace_ratings(game: str, columns: dict[str, list], rated: list[int]) -> None:
+    """Write these Rating rows of `game` (one list per column of RATING_COLUMNS but `game`, a row per index) and
+    delete its rows of versions not in `rated`; rows of other `rated` versions stay as they are."""
     if set(columns) != set(RATING_COLUMNS) - {"game"}:
         raise ValueError(f"columns must be {sorted(set(RATING_COLUMNS) - {'game'})}, got {sorted(columns)}")
-    versions = columns["version_id"]
+    if not set(columns["version_id"]) <= set(rated):
+        raise ValueError("every row written must be of a rated version")
     if connection.vendor != "postgresql":
-        Rating.objects.filter(game=game).exclude(version_id__in=versions).delete()
+        Rating.objects.filter(game=game).exclude(version_id__in=rated).delete()
         rows = [dict(zip(columns, values, strict=True)) for values in zip(*columns.values(), strict=True)]
         Rating.objects.bulk_create(
             [Rating(game=game, **row) for row in rows],
@@ -97,7 +99,7 @@ def replace_ratings(game: str, columns: dict[str, list]) -> None:
     connection.ensure_connection()
     # Server-side binding sends the arrays in binary: no text rendering of 13 x 1,800 values per refit.
     with psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(f"DELETE FROM {table} WHERE game = %s AND NOT (version_id = ANY(%s::int8[]))", (game, versions))
+        cursor.execute(f"DELETE FROM {table} WHERE game = %s AND NOT (version_id = ANY(%s::int8[]))", (game, rated))
         cursor.execute(
             f"INSERT INTO {table} (game, {', '.join(names)}) SELECT %s, * FROM unnest({arrays})"
             f" ON CONFLICT (version_id) DO UPDATE SET {updates}",
