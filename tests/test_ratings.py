@@ -229,7 +229,7 @@ def assert_same_as_the_dense_fit(fit: bradley_terry.Fit, players: list, a, b, a_
 @pytest.mark.parametrize("reach", [None, 6], ids=["random-opponents", "chain-of-neighbours"])
 def test_exact_variances_and_covariances_equal_the_dense_inverse(reach, monkeypatch):
     # Blocks of 8 players at least: the chain is cut into dozens of blocks, the random league into two.
-    monkeypatch.setattr(bradley_terry, "BLOCK_SIZE", 8)
+    monkeypatch.setattr(bradley_terry.blocks, "BLOCK_SIZE", 8)
     _, a, b, a_won = random_league(seed=6, players=300, n_games=20_000, spread=1.5, reach=reach)
     players = list(range(300))
     fit = bradley_terry.fit(players, a, b, wins_a=a_won, wins_b=~a_won)
@@ -239,13 +239,15 @@ def test_exact_variances_and_covariances_equal_the_dense_inverse(reach, monkeypa
 def test_a_group_too_dense_to_factor_gets_estimated_variances_and_the_same_ratings(monkeypatch):
     _, a, b, a_won = random_league(seed=7, players=400, n_games=30_000)
     players = list(range(400))
-    monkeypatch.setattr(bradley_terry, "EXACT_FLOPS_LIMIT", 1e6)
+    monkeypatch.setattr(bradley_terry.graph, "EXACT_FLOPS_LIMIT", 1e6)
     fit = bradley_terry.fit(players, a, b, wins_a=a_won, wins_b=~a_won)
     assert_same_as_the_dense_fit(fit, players, a, b, a_won, variances="estimated")
 
 
 def test_exact_and_estimated_groups_in_one_fit_each_match_the_dense_fit_alone(monkeypatch):
-    monkeypatch.setattr(bradley_terry, "EXACT_FLOPS_LIMIT", 2e7)  # the 400-player group is estimated, the chain not
+    monkeypatch.setattr(
+        bradley_terry.graph, "EXACT_FLOPS_LIMIT", 2e7
+    )  # the 400-player group is estimated, the chain not
     _, a1, b1, won1 = random_league(seed=8, players=400, n_games=30_000)
     _, a2, b2, won2 = random_league(seed=9, players=200, n_games=5_000, reach=3)
     a, b, a_won = np.r_[a1, a2 + 400], np.r_[b1, b2 + 400], np.r_[won1, won2]
