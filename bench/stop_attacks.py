@@ -14,8 +14,8 @@ beside the honest bot, in alternating rounds.
   - resume: resume_by_fasync.py, which has a pipe continue it with SIGCONT once a long read ends in the kernel
     after its stop (issue 20, finding 2). Goal: <= 0.01 s of its CPU per 3 s of the opponent's turns.
   - kernel work: kernel_work_after_stop.py, a thread still populating 256 MiB in the kernel as the bot stops
-    (finding 3). Goals: every CPU second it used is charged to its own turns; the opponent keeps >= 0.9 of the
-    CPU share it has beside an honest bot.
+    (finding 3). Goals: every CPU second it used is on its own clock (none falls while it is held, beyond the same
+    0.01 s per 3 s); the opponent keeps >= 0.9 of the CPU share it has beside an honest bot.
 
 cost: an instant bot answers --turns requests; per turn, the runner's wall time and CPU, and the parts of the
 stop check alone: the two reads of the sandbox's CPU clock (at the stop, before the continue), the read of its
@@ -119,10 +119,10 @@ def report_attacks(files: dict[str, Path], repeats: int, turns: int) -> None:
             print(f"  {attack}: attacker's CPU during the opponent's turns {mine['rival_during']:.4f} s over "
                   f"{mine['opponent_wall']:.2f} s = {per_3s:.4f} s per 3 s (goal <= {RESUME_CAP}: "
                   f"{verdict(per_3s <= RESUME_CAP)}); load {loadavg()}")  # fmt: skip
-            charged_ok = mine["rival_used"] <= mine["rival_charged"] + 0.005 * repeats * turns
-            print(f"    its CPU in all {mine['rival_used']:.3f} s, its turn times as charged "
-                  f"{mine['rival_charged']:.3f} s (goal: every CPU second charged to its own turns: "
-                  f"{verdict(charged_ok)})")  # fmt: skip
+            outside = mine["rival_during"] / mine["rival_used"] if mine["rival_used"] else 0.0
+            print(f"    its CPU in all {mine['rival_used']:.3f} s, of which {mine['rival_during']:.4f} s "
+                  f"({outside:.1%}) fell while it was held, on no clock; its turns took {mine['rival_charged']:.3f} s "
+                  f"as charged (goal: every CPU second on its own clock: {verdict(per_3s <= RESUME_CAP)})")  # fmt: skip
             print(f"    opponent's share of both sandboxes' CPU during its turns: {share['attacker']:.3f} beside it, "
                   f"{share['honest']:.3f} beside an honest bot = {relative:.3f} (goal >= {SHARE_GOAL}: "
                   f"{verdict(relative >= SHARE_GOAL)}); opponent's median turn {turn['attacker']:.1f} ms beside it, "
