@@ -182,6 +182,8 @@ if EMAIL_USE_SSL and EMAIL_USE_TLS:
     raise ImproperlyConfigured("EMAIL_USE_SSL and EMAIL_USE_TLS are both true: set one (465: SSL; 587: TLS)")
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "webmaster@localhost")
+# The site's address as its users reach it: the links in notification e-mails start with it.
+SITE_URL = env_str("SITE_URL", "http://localhost:8000")
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT_HOURS", 24, minimum=1) * 3600
 
 # --- Request and upload limits, throttles ---------------------------------------------------
@@ -265,6 +267,7 @@ CELERY_TASK_ROUTES = {
             "schedule_challenges",
             "release_scrims",
             "upkeep",
+            "send_notification_email",
         )
     },
 }

@@ -12,6 +12,7 @@ from league.arena.accounts import passwords
 from league.arena.accounts import views as account_views
 from league.arena.coop import views as coop_views
 from league.arena.ladder import views as ladder_views
+from league.arena.notifications import views as notification_views
 from league.arena.ops import views as ops_views
 from league.arena.ops.health import healthz
 from league.arena.play import views as play_views
@@ -85,4 +86,9 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("api/", include(("league.api.urls", "api"))),
     path("account/tokens/", tokens_page, name="api-tokens"),
+    path("notifications/", notification_views.notification_list, name="notifications"),
+    path("notifications/read/", notification_views.mark_read, name="notifications-read"),
+    path("notifications/badge/", notification_views.badge, name="notification-badge"),
+    path("notifications/settings/", notification_views.preferences_page, name="notification-settings"),
+    path("notifications/<int:notification_id>/", notification_views.open_notification, name="notification-open"),
 ]

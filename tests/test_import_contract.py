@@ -63,6 +63,8 @@ ARENA_LAYERS = [
     {"coop"},  # the co-op challenge ladders (rated through the ladder's fit)
     {"uploads", "ladder"},  # bots and versions from upload to the ladder; scheduling, refits, leaderboards
     {"play"},  # claiming, playing and storing a match, and telling whoever handles a stored one
+    # Telling owners (notify); below every domain that has news for them, above the queue its e-mails go through.
+    {"notifications"},
     {"web", "queue"},  # request plumbing; the one way to ask for background work
     {"models"},
     {"lib"},  # helpers that import no model

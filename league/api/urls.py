@@ -8,7 +8,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from league.api import coop, match_requests, views
+from league.api import coop, match_requests, notifications, views
 from league.api.errors import NotFoundView
 
 router = DefaultRouter(trailing_slash=True)
@@ -22,6 +22,7 @@ router.register("games", views.GameViewSet, basename="game")
 router.register("leaderboards", views.LeaderboardViewSet, basename="leaderboard")
 router.register("match-requests", match_requests.MatchRequestViewSet, basename="match-request")
 router.register("seasons", coop.SeasonViewSet, basename="season")
+router.register("notifications", notifications.NotificationViewSet, basename="notification")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -12,6 +12,7 @@ from django.http import HttpRequest
 from league.arena.accounts import admin as account_admin  # noqa: F401  (they register admins)
 from league.arena.coop import admin as coop_admin  # noqa: F401  (they register admins)
 from league.arena.models import Bot, BotVersion, Game, Match, MatchEntry, Rating
+from league.arena.notifications import admin as notification_admin  # noqa: F401  (they register admins)
 from league.arena.tournaments import admin as tournament_admin  # noqa: F401  (they register admins)
 from league.arena.uploads import changes as bot_changes  # noqa: F401  (they register admins)
 from league.arena.uploads import versions

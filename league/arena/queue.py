@@ -28,6 +28,7 @@ PLAY_SCRIM = "league.arena.tasks.play_scrim"  # routed to the scrim queue (setti
 RELEASE_SCRIMS = "league.arena.tasks.release_scrims"
 REFIT_RATINGS = "league.arena.tasks.refit_ratings"
 FINISH_TOURNAMENT = "league.arena.tasks.finish_tournament"
+SEND_NOTIFICATION_EMAIL = "league.arena.tasks.send_notification_email"
 
 
 def _send(name: str, args: tuple[Any, ...], countdown: float | None) -> None:
@@ -80,6 +81,11 @@ def refit_ratings(pool_key: str) -> None:
 
 def finish_tournament(tournament_id: int) -> None:
     send_on_commit(FINISH_TOURNAMENT, tournament_id)
+
+
+def send_notification_email(notification_id: int) -> None:
+    """Ask for a notice's e-mail to be sent (league.arena.notifications.delivery)."""
+    send_on_commit(SEND_NOTIFICATION_EMAIL, notification_id)
 
 
 def match_queues() -> dict[str, list[str]]:

@@ -17,6 +17,7 @@ from league.arena.coop import challenges
 from league.arena.ladder import refits, scheduling
 from league.arena.ladder.pools import RatingPool
 from league.arena.lib.retrying import ResilientTask
+from league.arena.notifications import delivery as notices
 from league.arena.ops import upkeep
 from league.arena.play import matches
 from league.arena.scrims import requests as scrims
@@ -89,3 +90,10 @@ def run_upkeep() -> None:
 @shared_task(base=ResilientTask, name="league.arena.tasks.schedule_challenges")
 def schedule_challenges() -> None:
     challenges.schedule_all()
+
+
+@shared_task(base=ResilientTask, bind=True, acks_late=True, name="league.arena.tasks.send_notification_email")
+def send_notification_email(task: Task, notification_id: int) -> None:
+    retry_in = notices.try_email(notification_id, task.request.retries)
+    if retry_in is not None:
+        raise task.retry(countdown=retry_in, max_retries=None)

@@ -70,11 +70,12 @@ def genuine_log(game):
 def league(db, alice, bob, make_version, record_games):
     """A small league. Alice owns `ace`: v1 active, v2 failed validation (private reason and stderr). Bob owns `bee`.
     A rated ladder match ace-bee (2 games, the first with a genuine log; Alice's entry has a stderr tail), a
-    finished tournament between them (3 games), v2's validation match against bee (1 game), and Alice's scrim request
-    of ace against bee (4 games, not released). A co-op season of The Game (4 deals, solo and pairs): Alice's `solo`
-    and Bob's `pal` played every deal (stored, not played)."""
+    finished tournament between them (3 games), v2's validation match against bee (1 game), Alice's scrim request
+    of ace against bee (4 games, not released), and a notification telling Alice. A co-op season of The Game
+    (4 deals, solo and pairs): Alice's `solo` and Bob's `pal` played every deal (stored, not played)."""
     from django.utils import timezone
 
+    from league.arena import notifications
     from league.arena.ladder import refits
     from league.arena.ladder.pools import RatingPool
     from league.arena.models import BotVersion, MatchRequest, Tournament, TournamentEntry
@@ -97,6 +98,7 @@ def league(db, alice, bob, make_version, record_games):
         requester=alice, bot=ace.bot, version=ace, opponent=bee.bot, opponent_version=bee, games=4
     )
     season, solo, pal = coop_season(alice, bob, make_version)
+    notice = notifications.notify(alice, notifications.Kind.VERSION_FAILED, "ace v2 failed its validation", "/bots/1/")
     return {
         "ace": ace.bot,
         "ace_v1": ace,
@@ -114,6 +116,7 @@ def league(db, alice, bob, make_version, record_games):
         "solo": solo.bot,
         "solo_v1": solo,
         "pal": pal.bot,
+        "notice": notice,
     }
 
 

@@ -50,6 +50,10 @@ def test_the_schema_is_valid_openapi_3(schema):
         "/api/seasons/{id}/deals/{deal}/",
         "/api/seasons/{id}/results/",
         "/api/seasons/{id}/leaderboard/",
+        "/api/notifications/",
+        "/api/notifications/{id}/read/",
+        "/api/notifications/read-all/",
+        "/api/notifications/preferences/",
     ):
         assert expected in paths
 
@@ -109,6 +113,7 @@ def test_live_get_responses_conform_to_the_schema(league, settings_for_schemathe
         "leaderboards": "face-to-face",
         "match-requests": league["scrim"].pk,  # a 401 here (anonymous), as documented
         "seasons": league["season"].pk,
+        "notifications": league["notice"].pk,  # a 401 here (anonymous), as documented
     }
 
     def existing(case):

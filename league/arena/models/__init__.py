@@ -40,6 +40,7 @@ from league.arena.models.coop import (
     valid_team_sizes,
 )
 from league.arena.models.matches import Game, GameSeat, LogTampered, Match, MatchEntry, MatchQuerySet
+from league.arena.models.notifications import Notification, NotificationSetting
 from league.arena.models.ratings import PairResult, Rating, RatingFit, RatingPoint, ScheduleLock, SeatResult
 from league.arena.models.scrims import MatchRequest
 from league.arena.models.tournaments import Tournament, TournamentEntry
@@ -69,6 +70,8 @@ __all__ = [
     "MatchEntry",
     "MatchQuerySet",
     "MatchRequest",
+    "Notification",
+    "NotificationSetting",
     "PairResult",
     "Rating",
     "RatingFit",

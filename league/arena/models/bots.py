@@ -192,7 +192,7 @@ class BotVersion(models.Model):
         if updated:
             self.refresh_from_db(fields=["status", "failure_reason", "stderr_tail", "validated_at"])
             self.bot.refresh_active_version()
-            signals.send_validation_finished(self.bot.owner_id)
+            signals.send_validation_finished(self.bot.owner_id, self.pk, passed)
         return bool(updated)
 
 

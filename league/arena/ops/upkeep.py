@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 
 from league.arena.ladder import refits
+from league.arena.notifications import delivery as notices
 from league.arena.play import matches
 from league.arena.tournaments import starting as tournaments
 from league.arena.uploads import validation as validations
@@ -24,6 +25,7 @@ def run() -> dict[str, int]:
         "tournaments finished": tournaments.finish_all_done(),  # its finish_tournament task was lost
         "refits resumed": refits.resume_stale(),  # asked for, but nobody holds a live claim
         "validations released": validations.release_all(),  # waiting behind a lost validation_finished
+        "notification e-mails re-sent": notices.resend_lost(),  # asked for an hour ago, neither sent nor given up
     }
     if any(done.values()):
         log.info("upkeep: %s", ", ".join(f"{count} {what}" for what, count in done.items() if count))

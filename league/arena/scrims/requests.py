@@ -26,7 +26,7 @@ from django.db.models import Count, Exists, F, Min, OuterRef, Q, QuerySet, Sum
 from django.dispatch import receiver
 from django.utils import timezone
 
-from league.arena import queue
+from league.arena import notifications, queue
 from league.arena.lib import seeds
 from league.arena.models import (
     COMPETITIVE_GAMES,
@@ -216,10 +216,11 @@ def _unplayable(bot: Bot, opponent: Bot) -> str | None:
 
 
 def _still_playable(scrim: MatchRequest) -> bool:
-    """False (and the request stopped, saying why) once either bot has left the league."""
+    """False (and the request stopped, saying why, its owner told) once either bot has left the league."""
     refusal = _unplayable(scrim.bot, scrim.opponent)
     if refusal:
         MatchRequest.objects.filter(pk=scrim.pk).update(error=refusal)
+        tell_if_finished(scrim.pk)
         return False
     return True
 
@@ -345,7 +346,35 @@ def games_of(scrim: MatchRequest) -> list[tuple]:
     return rows
 
 
+def tell_if_finished(scrim_id: int) -> bool:
+    """Tell the requester their scrim is over (done, or stopped and why), once; True when it is over."""
+    scrim = MatchRequest.objects.select_related("bot__owner", "opponent__owner").filter(pk=scrim_id).first()
+    if scrim is None:
+        return False
+    attach_progress([scrim])
+    progress = scrim.progress
+    if not progress.finished:
+        return False
+    if progress.state == State.DONE:
+        text = f"Scrim finished: {scrim.result} ({progress.played} game{'s' if progress.played != 1 else ''})."
+    else:
+        text = f"Scrim of {scrim.bot.full_name} against {scrim.opponent.full_name} stopped: {progress.reason}."
+        if progress.played:
+            text += f" After {progress.played} of {scrim.games} games: {scrim.result}."
+    notifications.notify(
+        scrim.requester_id, notifications.Kind.SCRIM_FINISHED, text, scrim.get_absolute_url(), key=f"scrim:{scrim.pk}"
+    )
+    return True
+
+
 @receiver(events.match_stored)
 def _release_after(sender: object, match: Match, **kwargs: object) -> None:
     if match.kind == Match.Kind.SCRIM:
+        tell_if_finished(match.match_request_id)
         queue.release_scrims()  # the request's next games, at once if the league has room
+
+
+@receiver(events.match_failed)
+def _tell_failed(sender: object, match: Match, **kwargs: object) -> None:
+    if match.kind == Match.Kind.SCRIM and match.match_request_id:
+        tell_if_finished(match.match_request_id)

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from itertools import combinations
 
 from django.db import transaction
 from django.dispatch import receiver
 from django.utils import timezone
 
-from league.arena import queue
+from league.arena import notifications, queue
 from league.arena.lib import seeds, signals
 from league.arena.models import Match, Tournament, TournamentEntry
-from league.arena.play import events
+from league.arena.play import events, wording
 from league.arena.tournaments import coop as coop_tournaments
+from league.arena.tournaments import standings
 
 log = logging.getLogger(__name__)
 
@@ -92,17 +94,54 @@ def start_due() -> int:
 
 def finish_if_done(tournament_id: int) -> bool:
     tournament = Tournament.objects.filter(pk=tournament_id).first()
-    return tournament is not None and tournament.mark_finished_if_done()
+    return tournament is not None and _finish(tournament)
 
 
 def finish_all_done() -> int:
     """Finish every running tournament whose matches are all over (a lost finish_tournament task's work)."""
     unfinished = Match.objects.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).values("tournament_id")
     over = Tournament.objects.filter(status=Tournament.Status.RUNNING).exclude(pk__in=unfinished)
-    finished = [tournament.pk for tournament in over if tournament.mark_finished_if_done()]
+    finished = [tournament.pk for tournament in over if _finish(tournament)]
     for pk in finished:
         log.warning("tournament %s: all its matches were over but it was still running; finished now", pk)
     return len(finished)
+
+
+def _finish(tournament: Tournament) -> bool:
+    """Finish the tournament if its last match is over and, the one time it finishes, tell its entrants."""
+    if not tournament.mark_finished_if_done():
+        return False
+    tell_entrants(tournament)
+    return True
+
+
+def tell_entrants(tournament: Tournament) -> int:
+    """Tell each owner whose bots played where they placed (one notice per owner); how many owners were told."""
+    if tournament.is_coop:
+        order = [(row.version, _coop_score(row.score)) for row in coop_tournaments.table(tournament).standings]
+    else:
+        order = [(row.version, _points(row.points, row.games)) for row in standings.table(tournament).standings]
+    placed: dict[int, list[str]] = defaultdict(list)
+    for place, (version, score) in enumerate(order, start=1):
+        placed[version.bot.owner_id].append(f"{version.bot.name} placed {ordinal(place)} of {len(order)} ({score})")
+    for owner_id, places in placed.items():
+        text = f"Tournament “{tournament.name}” finished: {'; '.join(places)}."
+        key = f"tournament:{tournament.pk}"
+        notifications.notify(owner_id, notifications.Kind.TOURNAMENT_FINISHED, text, tournament.get_absolute_url(), key)
+    return len(placed)
+
+
+def _points(points: float, games: int) -> str:
+    return f"{wording.points(points)} point{'s' if points != 1 else ''} from {games} game{'s' if games != 1 else ''}"
+
+
+def _coop_score(mean: float | None) -> str:
+    return "no games" if mean is None else f"{mean:.1f} cards left on average"
+
+
+def ordinal(number: int) -> str:
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
 
 
 @receiver(events.match_stored)

@@ -15,9 +15,11 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import QuerySet
 from django.dispatch import receiver
+from django.urls import reverse
+from django.utils.text import Truncator
 
 from bots.reply_bounds import storable_text
-from league.arena import queue
+from league.arena import notifications, queue
 from league.arena.lib import caching, seeds, signals
 from league.arena.models import FORFEITS, Bot, BotVersion, Match, MatchEntry
 from league.arena.play import events
@@ -95,6 +97,30 @@ def release_all() -> int:
 @receiver(signals.validation_finished)
 def _release_next(sender: object, owner_id: int, **kwargs: object) -> None:
     release(owner_id)
+
+
+@receiver(signals.validation_finished)
+def _tell_the_owner(sender: object, owner_id: int, version_id: int | None = None, **kwargs: object) -> None:
+    version = BotVersion.objects.select_related("bot").filter(pk=version_id).first() if version_id else None
+    if version is not None and version.status != BotVersion.Status.VALIDATING:
+        tell_verdict(version)
+
+
+def tell_verdict(version: BotVersion) -> None:
+    """Tell the owner that `version` passed or failed its validation (once per verdict), linking to its versions."""
+    bot = version.bot
+    url = reverse("bot", args=[bot.pk]) + "#versions"
+    key = f"verdict:{version.pk}:{version.validated_at.timestamp() if version.validated_at else 0:.0f}"
+    if version.status == BotVersion.Status.ACTIVE:
+        where = (
+            "plays on the ladder" if bot.retired_at is None else "is ready: bring the bot back to play on the ladder"
+        )
+        text = f"{bot.name} {version.label} passed its validation and {where}."
+        notifications.notify(bot.owner_id, notifications.Kind.VERSION_VALIDATED, text, url, key=key)
+    else:
+        reason = (version.failure_reason.strip().splitlines() or ["no reason was given"])[0]
+        text = f"{bot.name} {version.label} failed its validation: {Truncator(reason).chars(300)}"
+        notifications.notify(bot.owner_id, notifications.Kind.VERSION_FAILED, text, url, key=key)
 
 
 def judge(version: BotVersion, result: Any) -> None:

@@ -1,14 +1,16 @@
 // Parts marked data-live-url refresh themselves while they say data-live="on" (a validation running, a tournament
-// counting down or running); the fresh copy says whether to go on.
+// counting down or running, the unread notifications); the fresh copy says whether to go on. A hidden tab asks nothing.
 function arenaLive(part) {
   if (part.dataset.live !== "on") return;
   setTimeout(async () => {
+    if (document.hidden) { arenaLive(part); return; }
     try {
       const response = await fetch(part.dataset.liveUrl, {headers: {"X-Requested-With": "fetch"}});
       if (response.ok) {
         const fresh = document.createElement("div");
         fresh.innerHTML = await response.text();
         const next = fresh.firstElementChild;
+        if (!next) { arenaLive(part); return; }
         part.replaceWith(next);
         part = next;
         arenaEnhance(part);
