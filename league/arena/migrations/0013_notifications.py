@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("arena", "0011_rating_last_point"),
+        ("arena", "0012_game_termination_sandbox_violation"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
