@@ -50,8 +50,9 @@ def owner(transactional_db, django_user_model):
         "-a-phone beat another-long-owner-name/very-long-rival-bot-name-07 7–3 (10 games).",
         "/",
     )
-    notifications.notify(user, Kind.TOURNAMENT_FINISHED, "Tournament “Autumn cup” finished: ace placed 2nd of 8 "
-                         "(9½ points from 14 games); ace-two placed 5th of 8 (6 points from 14 games).", "/")  # fmt: skip
+    cup = "Tournament “Autumn cup” finished: ace placed 2nd of 8 (9½ points from 14 games); "
+    cup += "ace-two placed 5th of 8 (6 points from 14 games)."
+    notifications.notify(user, Kind.TOURNAMENT_FINISHED, cup, "/")
     return user
 
 
