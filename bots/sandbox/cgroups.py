@@ -25,6 +25,14 @@ SLACK_BYTES = 64 * 1024 * 1024  # the interpreter's own page cache and kernel me
 OPT_OUT_SETTING = "ARENA_SANDBOX_WITHOUT_CGROUPS"  # the league's setting that lifts the requirement
 CPU_WEIGHT = 100  # cgroup v2 cpu.weight of a sandbox: the default, what one ordinary process weighs
 CPU_SHARES = 1024  # the same in cgroup v1 (cpu.shares)
+MAX_CPU_WEIGHT = 10_000  # v2's largest weight (v1's shares go far higher)
+
+
+def _all_sandboxes_weight(one: int) -> int:
+    """The weight of the folder holding the sandboxes: one process's for each CPU of the machine. Their folder competes
+    with the machine's other processes as one; at one process's weight, every sandbox of a worker together would get
+    no more of the machine than a single process, and bots would crawl (and time out) on a busy machine."""
+    return one * (os.cpu_count() or 1)
 
 
 class CgroupsUnavailable(SandboxUnavailable):
@@ -116,6 +124,8 @@ def _create_v2(own: str, name: str, memory_bytes: int, processes: int) -> Cgroup
         return None
     weighted = "cpu" in available
     _write(parent / "cgroup.subtree_control", "+memory +pids" + (" +cpu" if weighted else ""))
+    if weighted:
+        _write(parent / "cpu.weight", str(min(MAX_CPU_WEIGHT, _all_sandboxes_weight(CPU_WEIGHT))))
     group = parent / name
     group.mkdir()
     cgroup = Cgroup([group], 2, weighted)
@@ -146,6 +156,8 @@ def _create_v1(own: dict[str, str], name: str, memory_bytes: int, processes: int
         for controller, settings in hierarchies:
             parent = CGROUP_ROOT / controller / own.get(controller, "/").lstrip("/") / GROUP_PARENT
             parent.mkdir(exist_ok=True)
+            if controller == "cpu":
+                _write(parent / "cpu.shares", str(_all_sandboxes_weight(CPU_SHARES)))
             group = parent / name
             group.mkdir()
             directories.append(group)

@@ -55,6 +55,11 @@ def test_each_sandbox_gets_the_weight_of_one_process(sandbox_works, tmp_path):
         assert [(directory / setting).read_text().strip() for directory in weighted] == [str(value)]
         procs = (weighted[0] / "cgroup.procs").read_text().split()
         assert str(player.sandbox_pid) in procs
+        # and their folder, which competes with the machine's other processes, one process's weight a CPU
+        all_sandboxes = (weighted[0].parent / setting).read_text().strip()
+        assert all_sandboxes == str(
+            min(value * os.cpu_count(), cgroups.MAX_CPU_WEIGHT if cgroup.version == 2 else 1 << 18)
+        )
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only a root runner creates cgroups")
