@@ -51,22 +51,27 @@ def cpu_ns(clock: int) -> int | None:
 def state(stat_fd: int, pid: int) -> str | None:
     """The sandbox's state letter: STOPPED once every thread of it is stopped, else the first other state seen
     (R, S, D, Z...), None once it is gone. `stat_fd` is its /proc/PID/stat, read first: it shows the main thread's
-    state and how many threads there are, so the usual single-threaded bot costs one read."""
+    state and how many threads there are, so the usual single-threaded bot costs one read (parsed as little as
+    that needs: it is read at the end of every turn)."""
     leader = _leader(stat_fd)
-    if leader is None or leader[0] != STOPPED or leader[1] == 1:
-        return None if leader is None else leader[0]
-    letter = _threads_state(pid, leader[1])
+    if leader is None:
+        return None
+    letter, threads = leader
+    if letter != STOPPED or threads == b"1":
+        return letter
+    letter = _threads_state(pid, int(threads))
     if letter != STOPPED:
         return letter
     # a thread that was still running when it was listed may have started another before it stopped
     return STOPPED if _leader(stat_fd) == leader else "R"
 
 
-def _leader(stat_fd: int) -> tuple[str, int] | None:
-    """(the main thread's state letter, the number of threads), or None once the process is gone."""
+def _leader(stat_fd: int) -> tuple[str, bytes] | None:
+    """(the main thread's state letter, the number of threads as its digits), or None once the process is gone."""
     try:
-        fields = os.pread(stat_fd, STAT_BYTES, 0).rpartition(b")")[2].split()  # its name, before ")", may hold anything
-        return fields[0].decode(), int(fields[17])
+        text = os.pread(stat_fd, STAT_BYTES, 0)
+        fields = text[text.rindex(b")") + 2 :].split(b" ", 18)  # the name, before ")", may hold anything
+        return fields[0].decode(), fields[17]
     except (OSError, TypeError, IndexError, ValueError):
         return None
 
