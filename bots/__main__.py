@@ -17,6 +17,7 @@ from typing import TextIO
 
 import games
 from bots import starter, upload
+from bots.analysis import cli as analysis_cli
 from bots.house import is_house_ref, parse_ref
 from bots.match import BotSpec, MatchSpec, StartPosition, TimeControl, run_match
 from bots.sprt import command as sprt
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     upload.add_parser(commands)
     sprt.add_parser(commands)
     starter.add_parser(commands)
+    analysis_cli.add_parser(commands)
     parser.add_argument("--version", action=PrintVersion, help="print the kit's or the server's version and exit")
     return parser
 
@@ -206,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         return sprt.run(args)
     if args.command == "new":
         return starter.run(args)
+    if args.command in ("analyse", "analyze"):
+        return analysis_cli.run(args)
     try:
         spec = match_spec(args)
         spec.validate()

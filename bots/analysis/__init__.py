@@ -1,0 +1,1 @@
+"""Game analysis: the house expert judges every turn of a logged game (see docs/analysis.md)."""

@@ -1,0 +1,180 @@
+"""Fitting the leaf models (leaf.py) to expert-vs-expert play: `python -m bots.analysis.training`.
+
+    python -m bots.analysis.training generate --game the-game --players 1 --games 300 --out data/tg1.jsonl
+    python -m bots.analysis.training fit data/*.jsonl            # rewrites bots/analysis/leaf_models.json
+
+Each generated game starts with a prefix of mixed play (the expert, the greedy and the random house bots, in
+proportions drawn per game) up to a random turn, so that the positions cover good, poor and ruined ones alike; from
+there the expert plays every seat to the end, as the analysis's rollouts do. Every position of that expert
+continuation is labelled with how the game ended. A generated game is stored as its game log (one JSON line, with
+`expert_from`, the turn the expert took over), so fitting replays it through the engine and computes whatever
+features leaf.py defines today.
+
+Fitting: a logistic regression (Newton's method, a small ridge penalty) for the probability of winning, and for the
+co-op games a ridge least-squares fit of the cards left. It needs numpy, which the league installs; the analysis
+itself does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import games
+from bots.analysis import leaf
+from bots.analysis.policy import expert_turn_json
+from bots.house import load_house_bot
+from games import FACE_TO_FACE, GameState, IllegalTurn
+
+# The expert takes over at a turn drawn from 0 .. PREFIX_TURNS[game] - 1: within the mixed games' usual length
+# (Face to Face 30 to 55 turns, The Game about 25, Extreme fewer: its commands end poor play early).
+PREFIX_TURNS = {FACE_TO_FACE: 45, "the-game": 20, "extreme": 12}
+EXPERT_SHARES = (1.0, 1.0, 0.9, 0.7, 0.4, 0.0)  # per game and seat, the share of prefix turns the expert plays
+RIDGE = 1e-2
+
+
+def generate_game(game: str, players: int, seed: str) -> dict[str, Any]:
+    """One game: mixed play up to a random turn, the expert from there. Returns its log with `expert_from`."""
+    rng = random.Random(seed)
+    start_seat = rng.randrange(2) if game == FACE_TO_FACE else None
+    state = games.new_game(game, players, seed, start_seat=start_seat)
+    others = {"greedy": load_house_bot("greedy"), "random": load_house_bot("random")}
+    others["random"].new_game({"game": game, "players": players, "seat": 0, "seed": seed, "options": {}})
+    shares = [rng.choice(EXPERT_SHARES) for _ in range(state.players)]
+    expert_from = rng.randrange(PREFIX_TURNS[game])
+    while state.outcome is None:
+        seat = state.to_move
+        if state.turn_number >= expert_from or rng.random() < shares[seat]:
+            state.push(expert_turn_json(state))
+            continue
+        bot = others["greedy"] if rng.random() < 0.7 else others["random"]
+        try:
+            state.push(bot.play(state.observation(seat)))
+        except IllegalTurn:  # never expected of the house bots; the expert plays instead
+            state.push(expert_turn_json(state))
+    log = state.log.to_json()
+    log["expert_from"] = expert_from
+    return log
+
+
+def labelled_rows(log: dict[str, Any]) -> Iterator[tuple[list[float], float, float | None]]:
+    """(features, won, cards left) for every position of the expert continuation in a generated game's log.
+    Face to Face gives two rows per position, one from each seat's side."""
+    state = _initial(log)
+    result = log["result"]
+    for number, entry in enumerate(log["turns"]):
+        if number >= log["expert_from"]:
+            yield from _rows(state, result)
+        state.push({"plays": entry["plays"], "signals": entry["signals"]})
+
+
+def _rows(state: GameState, result: dict[str, Any]) -> Iterator[tuple[list[float], float, float | None]]:
+    if state.game_id == FACE_TO_FACE:
+        for seat in (0, 1):
+            yield leaf.face_to_face_features(state, seat), float(result["winner"] == seat), None
+    else:
+        yield leaf.coop_features(state), float(result["score"] == 0), float(result["score"])
+
+
+def _initial(log: dict[str, Any]) -> GameState:
+    options = log["options"]
+    return games.new_game(
+        log["game"],
+        options["players"],
+        log["seed"],
+        start_seat=log["start_seat"],
+        decks=log["decks"],
+        hand_size=options["hand_size"],
+        command_table=options["command_table"],
+    )
+
+
+def fit_logistic(rows: Any, labels: Any, ridge: float = RIDGE) -> list[float]:
+    """Weights of a logistic regression by Newton's method (numpy arrays in, plain floats out)."""
+    import numpy as np
+
+    weights = np.zeros(rows.shape[1])
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-np.clip(rows @ weights, -30, 30)))
+        hessian = rows.T @ (rows * (p * (1 - p))[:, None]) + ridge * np.eye(len(weights))
+        step = np.linalg.solve(hessian, rows.T @ (p - labels) + ridge * weights)
+        weights -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    return [float(w) for w in weights]
+
+
+def fit_linear(rows: Any, targets: Any, ridge: float = RIDGE) -> list[float]:
+    import numpy as np
+
+    gram = rows.T @ rows + ridge * np.eye(rows.shape[1])
+    return [float(w) for w in np.linalg.solve(gram, rows.T @ targets)]
+
+
+def fit_files(paths: list[Path]) -> dict[str, dict[str, Any]]:
+    """Fit one model per game and player count found in the generated files."""
+    import numpy as np
+
+    grouped: dict[str, list[tuple[list[float], float, float | None]]] = defaultdict(list)
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            log = json.loads(line)
+            key = leaf.model_key(log["game"], log["options"]["players"])
+            grouped[key].extend(labelled_rows(log))
+    models = {}
+    for key, rows in sorted(grouped.items()):
+        features = np.array([row[0] for row in rows])
+        won = np.array([row[1] for row in rows])
+        game = key.split("/")[0]
+        entry: dict[str, Any] = {
+            "features": list(leaf.expected_features(game)),
+            "positions": len(rows),
+            "win": fit_logistic(features, won),
+        }
+        if game != FACE_TO_FACE:
+            entry["cards"] = fit_linear(features, np.array([row[2] for row in rows]))
+        models[key] = entry
+    return models
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bots.analysis.training", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    generate = commands.add_parser("generate", help="play games and write their logs, one JSON line each")
+    generate.add_argument("--game", required=True, choices=games.GAME_IDS)
+    generate.add_argument("--players", type=int, default=None)
+    generate.add_argument("--games", type=int, required=True)
+    generate.add_argument("--seed", default="leaf")
+    generate.add_argument("--first", type=int, default=0, help="number of the first game (to split a run)")
+    generate.add_argument("--out", type=Path, required=True)
+    fit = commands.add_parser("fit", help="fit the models to generated games and write leaf_models.json")
+    fit.add_argument("files", nargs="+", type=Path)
+    fit.add_argument("--out", type=Path, default=leaf.MODELS_FILE)
+    args = parser.parse_args(argv)
+    if args.command == "generate":
+        players = 2 if args.game == FACE_TO_FACE else args.players or 1
+        with args.out.open("a", encoding="utf-8") as out:
+            for number in range(args.first, args.first + args.games):
+                log = generate_game(args.game, players, f"{args.seed}:{args.game}:{players}:{number}")
+                out.write(json.dumps(log, separators=(",", ":")) + "\n")
+                out.flush()
+        return 0
+    models = fit_files(args.files)
+    if args.out.exists():
+        kept = json.loads(args.out.read_text(encoding="utf-8"))["models"]
+        models = {**kept, **models}
+    document = {"about": "leaf models of bots/analysis; refit with python -m bots.analysis.training", "models": models}
+    args.out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    for key, entry in sorted(models.items()):
+        print(f"{key}: {entry['positions']} positions", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
