@@ -18,13 +18,17 @@ shared machine the wall clock also counts other processes' turns on the core.
   (the minimum number of plays on its own piles that moves them furthest: a card far up an ascending pile and the like);
   only that turn is analysed, and it must be marked a mistake or a blunder. Face to Face greedy vs greedy and solo The
   Game;
-- sound: expert-vs-expert games analysed whole: at most 5% of their turns may be marked mistake or blunder.
+- sound: expert-vs-expert games analysed whole: at most 5% of their turns may be marked mistake or blunder; and the same
+  for games of another strong bot (the expert with other weights, about as strong, whose turns often differ from the
+  expert's): sound play that is not the expert's own must be left alone too.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import math
 import random
 import statistics
 import time
@@ -35,7 +39,7 @@ from bench import harness
 from bench.engine import pin_to_one_core
 from bots.analysis.analyse import analyse_log
 from bots.analysis.rollouts import Precision
-from bots.house import load_house_bot
+from bots.house import fresh_module, load_house_bot
 from bots.match import BotSpec, MatchSpec, run_match
 from games import FACE_TO_FACE, GameState, Play, Turn
 
@@ -186,19 +190,68 @@ def planted(count: int, precision: Precision) -> bool:
     return ok
 
 
+class OtherExpert:
+    """A strong player that is not the house expert: the expert with other weights (it wins about as often), so that
+    its turns often differ from the expert's without being worse. Face to Face: other score weights; co-op: another
+    tuning."""
+
+    def __init__(self, game: str) -> None:
+        if game == FACE_TO_FACE:
+            self.module = fresh_module("bots.house.expert_face_to_face")
+            for name, value in (("DEAD_COST", 5.5), ("ONE_PILE_COST", 1.4), ("PROGRESS", -3.0), ("HELP_WEIGHT", 0.5)):
+                setattr(self.module, name, value)
+            self.play = self.module.play
+            self.new_game = self.module.new_game
+        else:
+            module = fresh_module("bots.house.expert_coop")
+            tuning = dataclasses.replace(
+                module.THE_GAME_TUNING, extra_play_bonus=0.35, reach_weight=0.2, time_limit=math.inf
+            )
+            self.play = lambda observation: module.play(observation, tuning)
+            self.new_game = lambda info: None
+
+
+def other_expert_log(game: str, players: int, seed: str, other_seat: int) -> dict:
+    """A game of the house expert with OtherExpert in `other_seat` (co-op: in every seat)."""
+    state = games.new_game(game, players, seed, start_seat=0 if game == FACE_TO_FACE else None)
+    if game == FACE_TO_FACE:
+        bots = [load_house_bot("expert"), load_house_bot("expert")]
+        bots[other_seat] = OtherExpert(game)
+    else:
+        bots = [OtherExpert(game) for _ in range(players)]
+    for seat, bot in enumerate(bots):
+        bot.new_game({"game": game, "players": state.players, "seat": seat, "seed": seed, "options": {}})
+    while state.outcome is None:
+        state.push(bots[state.to_move].play(state.observation(state.to_move)))
+    return json.loads(state.log.dumps())
+
+
+def share_marked(logs: list[dict], precision: Precision, seats: Sequence[int | None]) -> tuple[int, int]:
+    """(turns marked mistake or blunder, turns analysed) over the logs, counting the given seat of each (None: all)."""
+    marked = turns = 0
+    for log, seat in zip(logs, seats, strict=True):
+        analysed = [turn for turn in analyse_log(log, "bench", precision).turns if seat is None or turn.seat == seat]
+        turns += len(analysed)
+        marked += sum(1 for turn in analysed if turn.mark in ("mistake", "blunder"))
+    return marked, turns
+
+
 def sound(count: int, precision: Precision) -> bool:
-    print(f"sound games: expert vs expert, every turn analysed (load average {harness.loadavg()})")
-    ok = True
+    print(f"sound games: every turn analysed (load average {harness.loadavg()})")
+    cases = []
     for game, players in ((FACE_TO_FACE, None), ("the-game", 1), ("the-game", 3)):
         bots = ["house:expert"] * (2 if game == FACE_TO_FACE else players)
         logs = logs_of(game, bots, count, f"sound:{game}:{players}", players=players)
-        marked = turns = 0
-        for log in logs:
-            analysis = analyse_log(log, "bench", precision)
-            turns += len(analysis.turns)
-            marked += sum(1 for turn in analysis.turns if turn.mark in ("mistake", "blunder"))
+        name = "expert vs expert" if players is None else f"{players} experts"
+        cases.append((f"{game}, {name}", logs, [None] * len(logs)))
+    logs = [other_expert_log(FACE_TO_FACE, 2, f"other:{index}", index % 2) for index in range(count)]
+    cases.append((f"{FACE_TO_FACE}, another strong bot (its turns) vs expert", logs, [i % 2 for i in range(count)]))
+    logs = [other_expert_log("the-game", 1, f"other:{index}", 0) for index in range(count)]
+    cases.append(("the-game solo, another strong bot", logs, [None] * count))
+    ok = True
+    for name, logs, seats in cases:
+        marked, turns = share_marked(logs, precision, seats)
         share = marked / turns
-        name = game if players is None else f"{game} {players}p"
         print(
             f"  {name}: {marked}/{turns} turns marked mistake or blunder ({100 * share:.1f}%) over {len(logs)} games; "
             f"goal <= {100 * SOUND_GOAL:.0f}%: {harness.verdict(share <= SOUND_GOAL)}"
@@ -214,10 +267,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--planted", type=int, default=200, help="planted games per game (default 200)")
     parser.add_argument("--sound", type=int, default=10, help="expert-vs-expert games per case (default 10)")
     parser.add_argument("--rollouts", type=int, default=Precision.max_samples)
+    parser.add_argument("--horizon", type=int, default=Precision.horizon)
     args = parser.parse_args(argv)
     core = pin_to_one_core()
     print(f"python -m bench.analysis on core {core}, load average {harness.loadavg()}")
-    precision = Precision(max_samples=args.rollouts)
+    precision = Precision(max_samples=args.rollouts, horizon=args.horizon)
     results = []
     if args.only in (None, "speed"):
         results.append(speed(args.speed_games, precision))

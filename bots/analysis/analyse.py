@@ -22,8 +22,7 @@ from typing import Any
 from bots.analysis import marks
 from bots.analysis.policy import expert_turn
 from bots.analysis.rollouts import DEFAULT_PRECISION, Precision, Samples, estimate
-from games import FACE_TO_FACE, GameState, Turn, replay
-from games.replay import _initial_state
+from games import FACE_TO_FACE, GameState, Turn, position_before
 
 
 @dataclass(frozen=True)
@@ -77,7 +76,7 @@ class GameAnalysis:
             "result": self.result,
             "seed": self.seed,
             "rollouts": self.precision.max_samples,
-            "horizon": self.precision.horizon_for(self.game),
+            "horizon": self.precision.horizon,
         }
 
 
@@ -90,8 +89,7 @@ def analyse_log(
 ) -> GameAnalysis:
     """Analyse the turns of `log` (all, or those numbered in `turns`); `progress(done, total)` after each turn.
     The log is checked first: a log that does not replay raises games.LogMismatch."""
-    replay(log)
-    state = _initial_state(log)
+    state = position_before(log, 1)  # checks the whole log first
     chosen = [number for number in range(1, len(log["turns"]) + 1) if turns is None or number in turns]
     analysed: list[TurnAnalysis] = []
     for number, entry in enumerate(log["turns"], start=1):

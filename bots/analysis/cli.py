@@ -36,8 +36,8 @@ def add_parser(commands: Any) -> None:
     analyse.add_argument(
         "--horizon",
         type=int,
-        help="turns the expert plays in each rollout before the position is valued (default 2 in Face to Face, 1 in "
-        "the co-op games)",
+        default=Precision.horizon,
+        help=f"turns the expert plays in each rollout before the position is valued (default {Precision.horizon})",
     )
     analyse.add_argument("--turns", help="analyse only these turns, e.g. 5,7,10-12 (default: all)")
     analyse.add_argument("--json", action="store_true", help="print one JSON object per log, one per line")

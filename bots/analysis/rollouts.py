@@ -25,8 +25,9 @@ from games import FACE_TO_FACE, GameState, Turn
 BATCH = 4
 
 
-HORIZONS = {FACE_TO_FACE: 2}  # the opponent's reply and the mover's next turn
-COOP_HORIZON = 1  # the next seat's turn: the co-op expert costs several times Face to Face's per turn
+# Turns the expert plays after the candidate before the leaf model values the position: the next seat's turn (the
+# opponent's reply in Face to Face). Two turns find planted mistakes no better and cost twice the time.
+HORIZON = 1
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class Precision:
 
     max_samples: int = 128
     min_samples: int = 12
-    horizon: int | None = None  # turns the expert plays after the candidate (None: the game's own, HORIZONS)
+    horizon: int = HORIZON  # turns the expert plays after the candidate
     target: float = 0.025
     drop_target: float = 0.02
     cards_target: float = 1.0
@@ -48,11 +49,8 @@ class Precision:
     def __post_init__(self) -> None:
         if self.max_samples < 2:
             raise ValueError(f"at least 2 rollouts are needed for a standard error, not {self.max_samples}")
-        if self.horizon is not None and self.horizon < 0:
+        if self.horizon < 0:
             raise ValueError(f"the horizon is a number of turns from 0, not {self.horizon}")
-
-    def horizon_for(self, game: str) -> int:
-        return self.horizon if self.horizon is not None else HORIZONS.get(game, COOP_HORIZON)
 
 
 DEFAULT_PRECISION = Precision()
@@ -95,7 +93,7 @@ def estimate(
     coop = state.game_id != FACE_TO_FACE
     samples = Samples([[] for _ in candidates], [[] for _ in candidates] if coop else None)
     turns = [turn.to_json() for turn in candidates]
-    horizon = precision.horizon_for(state.game_id)
+    horizon = precision.horizon
     while samples.count < precision.max_samples:
         for _ in range(min(BATCH, precision.max_samples - samples.count)):
             _sample(state, mover, turns, f"{seed}:{samples.count}", horizon, samples)

@@ -10,15 +10,17 @@ continuation is labelled with how the game ended. A generated game is stored as 
 `expert_from`, the turn the expert took over), so fitting replays it through the engine and computes whatever
 features leaf.py defines today.
 
-Fitting: a logistic regression (Newton's method, a small ridge penalty) for the probability of winning, and for the
-co-op games a ridge least-squares fit of the cards left. It needs numpy, which the league installs; the analysis
-itself does not.
+Fitting: a logistic regression (Newton's method) for the probability of winning, and for the co-op games a
+least-squares fit of the cards left, each with the ridge penalty of RIDGES that predicts best in a five-fold
+cross-validation over whole games (a game's positions are never split between fitting and checking). It needs numpy,
+which the league installs; the analysis itself does not.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import sys
 from collections import defaultdict
@@ -37,6 +39,8 @@ from games import FACE_TO_FACE, GameState, IllegalTurn
 PREFIX_TURNS = {FACE_TO_FACE: 45, "the-game": 20, "extreme": 12}
 EXPERT_SHARES = (1.0, 1.0, 0.9, 0.7, 0.4, 0.0)  # per game and seat, the share of prefix turns the expert plays
 RIDGE = 1e-2
+RIDGES = (1e-2, 1.0, 10.0, 100.0, 1000.0)
+FOLDS = 5
 
 
 def generate_game(game: str, players: int, seed: str) -> dict[str, Any]:
@@ -66,7 +70,7 @@ def generate_game(game: str, players: int, seed: str) -> dict[str, Any]:
 def labelled_rows(log: dict[str, Any]) -> Iterator[tuple[list[float], float, float | None]]:
     """(features, won, cards left) for every position of the expert continuation in a generated game's log.
     Face to Face gives two rows per position, one from each seat's side."""
-    state = _initial(log)
+    state = games.position_before(log, 1)
     result = log["result"]
     for number, entry in enumerate(log["turns"]):
         if number >= log["expert_from"]:
@@ -80,19 +84,6 @@ def _rows(state: GameState, result: dict[str, Any]) -> Iterator[tuple[list[float
             yield leaf.face_to_face_features(state, seat), float(result["winner"] == seat), None
     else:
         yield leaf.coop_features(state), float(result["score"] == 0), float(result["score"])
-
-
-def _initial(log: dict[str, Any]) -> GameState:
-    options = log["options"]
-    return games.new_game(
-        log["game"],
-        options["players"],
-        log["seed"],
-        start_seat=log["start_seat"],
-        decks=log["decks"],
-        hand_size=options["hand_size"],
-        command_table=options["command_table"],
-    )
 
 
 def fit_logistic(rows: Any, labels: Any, ridge: float = RIDGE) -> list[float]:
@@ -122,25 +113,89 @@ def fit_files(paths: list[Path]) -> dict[str, dict[str, Any]]:
     import numpy as np
 
     grouped: dict[str, list[tuple[list[float], float, float | None]]] = defaultdict(list)
+    games_of: dict[str, list[int]] = defaultdict(list)  # per row, the number of its game
+    counts: dict[str, int] = defaultdict(int)
     for path in paths:
         for line in path.read_text(encoding="utf-8").splitlines():
             log = json.loads(line)
             key = leaf.model_key(log["game"], log["options"]["players"])
-            grouped[key].extend(labelled_rows(log))
+            rows = list(labelled_rows(log))
+            games_of[key] += [counts[key]] * len(rows)
+            counts[key] += 1
+            grouped[key].extend(rows)
     models = {}
     for key, rows in sorted(grouped.items()):
         features = np.array([row[0] for row in rows])
         won = np.array([row[1] for row in rows])
+        folds = np.array(games_of[key]) % FOLDS
         game = key.split("/")[0]
+        ridge, log_loss = best_ridge(features, won, folds, fit_logistic, _log_loss)
+        base = _base(won)
+        if log_loss < base:
+            win = fit_logistic(features, won, ridge)
+        else:  # wins too rare to learn from (solo Extreme): the overall rate predicts better
+            win = [_logit(float(won.mean())), *[0.0] * (features.shape[1] - 1)]
         entry: dict[str, Any] = {
             "features": list(leaf.expected_features(game)),
             "positions": len(rows),
-            "win": fit_logistic(features, won),
+            "games": counts[key],
+            "win": win,
+            "win_check": {"ridge": ridge, "log_loss": round(log_loss, 4), "base_log_loss": round(base, 4)},
         }
         if game != FACE_TO_FACE:
-            entry["cards"] = fit_linear(features, np.array([row[2] for row in rows]))
+            cards = np.array([row[2] for row in rows])
+            ridge, error = best_ridge(features, cards, folds, fit_linear, _squared_error)
+            entry["cards"] = fit_linear(features, cards, ridge)
+            entry["cards_check"] = {
+                "ridge": ridge,
+                "rms_error": round(float(np.sqrt(error)), 3),
+                "base_rms_error": round(float(cards.std()), 3),
+            }
         models[key] = entry
     return models
+
+
+def best_ridge(features: Any, targets: Any, folds: Any, fit: Any, loss: Any) -> tuple[float, float]:
+    """The ridge of RIDGES whose fits predict the held-out games best, and that held-out loss."""
+    import numpy as np
+
+    results = []
+    for ridge in RIDGES:
+        losses = []
+        for fold in range(FOLDS):
+            held = folds == fold
+            if held.all() or not held.any():
+                continue
+            weights = np.array(fit(features[~held], targets[~held], ridge))
+            losses.append(loss(features[held] @ weights, targets[held]))
+        results.append((float(np.mean(losses)) if losses else 0.0, ridge))
+    error, ridge = min(results)
+    return ridge, error
+
+
+def _log_loss(scores: Any, won: Any) -> float:
+    import numpy as np
+
+    p = np.clip(1 / (1 + np.exp(-np.clip(scores, -30, 30))), 1e-6, 1 - 1e-6)
+    return float(-np.mean(won * np.log(p) + (1 - won) * np.log(1 - p)))
+
+
+def _squared_error(predicted: Any, actual: Any) -> float:
+    import numpy as np
+
+    return float(np.mean((predicted - actual) ** 2))
+
+
+def _base(won: Any) -> float:
+    """The log loss of always saying the overall win rate."""
+    import numpy as np
+
+    return _log_loss(np.full(len(won), _logit(float(won.mean()))), won)
+
+
+def _logit(rate: float) -> float:
+    rate = min(max(rate, 1e-6), 1 - 1e-6)
+    return math.log(rate / (1 - rate))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     document = {"about": "leaf models of bots/analysis; refit with python -m bots.analysis.training", "models": models}
     args.out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     for key, entry in sorted(models.items()):
-        print(f"{key}: {entry['positions']} positions", file=sys.stderr)
+        checks = {name: entry[name] for name in ("win_check", "cards_check") if name in entry}
+        print(f"{key}: {entry['positions']} positions, {checks}", file=sys.stderr)
     return 0
 
 

@@ -15,6 +15,7 @@ def test_every_game_and_player_count_has_a_model_over_todays_features():
     assert models[leaf.FACE_TO_FACE]["features"] == list(leaf.FACE_TO_FACE_FEATURES)
     for game in ("the-game", "extreme"):
         for players in range(1, 6):
+            assert models[f"{game}/{players}"]["features"] == list(leaf.COOP_FEATURES)
             model = leaf.model_for(game, players)
             assert model.features == leaf.COOP_FEATURES
             assert len(model.win) == len(model.cards) == len(leaf.COOP_FEATURES)
