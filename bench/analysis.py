@@ -242,7 +242,7 @@ def sound(count: int, precision: Precision) -> bool:
     for game, players in ((FACE_TO_FACE, None), ("the-game", 1), ("the-game", 3)):
         bots = ["house:expert"] * (2 if game == FACE_TO_FACE else players)
         logs = logs_of(game, bots, count, f"sound:{game}:{players}", players=players)
-        name = "expert vs expert" if players is None else f"{players} experts"
+        name = "expert vs expert" if players is None else "the expert alone" if players == 1 else f"{players} experts"
         cases.append((f"{game}, {name}", logs, [None] * len(logs)))
     logs = [other_expert_log(FACE_TO_FACE, 2, f"other:{index}", index % 2) for index in range(count)]
     cases.append((f"{FACE_TO_FACE}, another strong bot (its turns) vs expert", logs, [i % 2 for i in range(count)]))

@@ -38,7 +38,7 @@ class Precision:
     any two within `drop_target` (co-op games: also the expected cards left within `cards_target`, and their rise
     within `cards_drop_target`), or at `max_samples`."""
 
-    max_samples: int = 128
+    max_samples: int = 256
     min_samples: int = 12
     horizon: int = HORIZON  # turns the expert plays after the candidate
     target: float = 0.025
