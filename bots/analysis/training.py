@@ -6,9 +6,9 @@
 Each generated game starts with a prefix of mixed play (the expert, the greedy and the random house bots, in
 proportions drawn per game) up to a random turn, so that the positions cover good, poor and ruined ones alike; from
 there the expert plays every seat to the end, as the analysis's rollouts do. Every position of that expert
-continuation is labelled with how the game ended. A generated game is stored as its game log (one JSON line, with
-`expert_from`, the turn the expert took over), so fitting replays it through the engine and computes whatever
-features leaf.py defines today.
+continuation is labelled with how the game ended. A generated game is stored as one JSON line,
+`{"expert_from": T, "log": {...}}` (T the number of turns played before the expert took over, the log a plain game
+log), so fitting replays it through the engine and computes whatever features leaf.py defines today.
 
 Fitting: a logistic regression (Newton's method) for the probability of winning, and for the co-op games a
 least-squares fit of the cards left, each with the ridge penalty of RIDGES that predicts best in a five-fold
@@ -44,7 +44,7 @@ FOLDS = 5
 
 
 def generate_game(game: str, players: int, seed: str) -> dict[str, Any]:
-    """One game: mixed play up to a random turn, the expert from there. Returns its log with `expert_from`."""
+    """One game: mixed play up to a random turn, the expert from there: {"expert_from": that turn, "log": its log}."""
     rng = random.Random(seed)
     start_seat = rng.randrange(2) if game == FACE_TO_FACE else None
     state = games.new_game(game, players, seed, start_seat=start_seat)
@@ -62,18 +62,17 @@ def generate_game(game: str, players: int, seed: str) -> dict[str, Any]:
             state.push(bot.play(state.observation(seat)))
         except IllegalTurn:  # never expected of the house bots; the expert plays instead
             state.push(expert_turn_json(state))
-    log = state.log.to_json()
-    log["expert_from"] = expert_from
-    return log
+    return {"expert_from": expert_from, "log": state.log.to_json()}
 
 
-def labelled_rows(log: dict[str, Any]) -> Iterator[tuple[list[float], float, float | None]]:
-    """(features, won, cards left) for every position of the expert continuation in a generated game's log.
+def labelled_rows(generated: dict[str, Any]) -> Iterator[tuple[list[float], float, float | None]]:
+    """(features, won, cards left) for every position of the expert continuation of a generated game.
     Face to Face gives two rows per position, one from each seat's side."""
+    log = generated["log"]
     state = games.position_before(log, 1)
     result = log["result"]
     for number, entry in enumerate(log["turns"]):
-        if number >= log["expert_from"]:
+        if number >= generated["expert_from"]:
             yield from _rows(state, result)
         state.push({"plays": entry["plays"], "signals": entry["signals"]})
 
@@ -117,9 +116,10 @@ def fit_files(paths: list[Path]) -> dict[str, dict[str, Any]]:
     counts: dict[str, int] = defaultdict(int)
     for path in paths:
         for line in path.read_text(encoding="utf-8").splitlines():
-            log = json.loads(line)
+            generated = json.loads(line)
+            log = generated["log"]
             key = leaf.model_key(log["game"], log["options"]["players"])
-            rows = list(labelled_rows(log))
+            rows = list(labelled_rows(generated))
             games_of[key] += [counts[key]] * len(rows)
             counts[key] += 1
             grouped[key].extend(rows)
@@ -216,8 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         players = 2 if args.game == FACE_TO_FACE else args.players or 1
         with args.out.open("a", encoding="utf-8") as out:
             for number in range(args.first, args.first + args.games):
-                log = generate_game(args.game, players, f"{args.seed}:{args.game}:{players}:{number}")
-                out.write(json.dumps(log, separators=(",", ":")) + "\n")
+                generated = generate_game(args.game, players, f"{args.seed}:{args.game}:{players}:{number}")
+                out.write(json.dumps(generated, separators=(",", ":")) + "\n")
                 out.flush()
         return 0
     models = fit_files(args.files)

@@ -53,9 +53,9 @@ def test_training_generates_labelled_games_and_fits_them(game, players, tmp_path
     assert (
         training.main(["generate", "--game", game, "--players", str(players), "--games", "6", "--out", str(path)]) == 0
     )
-    logs = [json.loads(line) for line in path.read_text().splitlines()]
-    assert len(logs) == 6 and all(games.replay(log) for log in logs)
-    rows = [row for log in logs for row in training.labelled_rows(log)]
+    generated = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(generated) == 6 and all(games.replay(entry["log"]) for entry in generated)
+    rows = [row for entry in generated for row in training.labelled_rows(entry)]
     assert rows and all(len(features) == len(leaf.expected_features(game)) for features, _, _ in rows)
     out = tmp_path / "models.json"
     assert training.main(["fit", str(path), "--out", str(out)]) == 0
