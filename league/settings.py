@@ -324,6 +324,16 @@ ARENA_VALIDATION_GAMES = env_int("ARENA_VALIDATION_GAMES", 2, minimum=1)
 ARENA_VALIDATION_OPPONENT = env_str("ARENA_VALIDATION_OPPONENT", "house:random")
 ARENA_LADDER_GAMES = env_int("ARENA_LADDER_GAMES", 10, minimum=1)
 ARENA_LADDER_MAX_PENDING = env_int("ARENA_LADDER_MAX_PENDING", 4, minimum=0)
+# A new version's first matches are its placement: it is paired first, meets the house bots, and may play this many
+# matches at once (league/arena/ladder/scheduling.py); no opponent takes more than the fair share of a version's
+# matches while others are free.
+ARENA_LADDER_PLACEMENT_MATCHES = env_int("ARENA_LADDER_PLACEMENT_MATCHES", 30, minimum=0)
+ARENA_LADDER_PLACEMENT_PARALLEL = env_int("ARENA_LADDER_PLACEMENT_PARALLEL", 2, minimum=1)
+ARENA_LADDER_FAIR_SHARE = env_float("ARENA_LADDER_FAIR_SHARE", 0.125, minimum=0.0)
+# A rating is provisional (marked on the ladder, the bot page and in the API) below this many games or above this
+# half-width of its 95 % interval, in Elo.
+ARENA_LADDER_PROVISIONAL_GAMES = env_int("ARENA_LADDER_PROVISIONAL_GAMES", 100, minimum=0)
+ARENA_LADDER_PROVISIONAL_MARGIN = env_float("ARENA_LADDER_PROVISIONAL_MARGIN", 75.0, minimum=0.0)
 ARENA_TURN_SECONDS = env_float("ARENA_TURN_SECONDS", 1.0, minimum=0.001)
 ARENA_BANK_SECONDS = env_float("ARENA_BANK_SECONDS", 10.0, minimum=0.0)
 ARENA_STARTUP_SECONDS = env_float("ARENA_STARTUP_SECONDS", 5.0, minimum=0.001)

@@ -29,6 +29,7 @@ RELEASE_SCRIMS = "league.arena.tasks.release_scrims"
 REFIT_RATINGS = "league.arena.tasks.refit_ratings"
 FINISH_TOURNAMENT = "league.arena.tasks.finish_tournament"
 SEND_NOTIFICATION_EMAIL = "league.arena.tasks.send_notification_email"
+SCHEDULE_LADDER = "league.arena.tasks.schedule_ladder"
 
 
 def _send(name: str, args: tuple[Any, ...], countdown: float | None) -> None:
@@ -77,6 +78,11 @@ def release_scrims() -> None:
 def refit_ratings(pool_key: str) -> None:
     """Ask for a refit of the rating pool with this key (league.arena.ladder.pools)."""
     send_on_commit(REFIT_RATINGS, pool_key)
+
+
+def schedule_ladder(game: str) -> None:
+    """Ask for the game's ladder matches to be scheduled now, if it has room (see ladder/scheduling.py)."""
+    send_on_commit(SCHEDULE_LADDER, game)
 
 
 def finish_tournament(tournament_id: int) -> None:

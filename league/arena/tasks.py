@@ -78,8 +78,11 @@ def start_due_tournaments() -> None:
 
 
 @shared_task(base=ResilientTask, name="league.arena.tasks.schedule_ladder")
-def schedule_ladder() -> None:
-    scheduling.schedule_all()
+def schedule_ladder(game: str | None = None) -> None:
+    if game is None:
+        scheduling.schedule_all()
+    else:
+        scheduling.schedule(game)
 
 
 @shared_task(base=ResilientTask, name="league.arena.tasks.upkeep")
