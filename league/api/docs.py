@@ -20,7 +20,16 @@ from league.api import serializers
 from league.arena.uploads.forms import NewBotForm, NewVersionForm
 
 WHEN = "2026-11-26T12:00:00Z"
-RATING = {"elo": 1612.4, "low": 1580.1, "high": 1644.7, "games": 120, "wins": 71, "losses": 49, "last_played": WHEN}
+RATING = {
+    "elo": 1612.4,
+    "low": 1580.1,
+    "high": 1644.7,
+    "games": 120,
+    "wins": 71,
+    "losses": 49,
+    "last_played": WHEN,
+    "provisional": False,
+}
 BOT_REF = {"id": 7, "name": "cautious", "owner": "alice", "game": "face-to-face"}
 VERSION_REF = {"id": 31, "number": 3, "sha256": "9f2c" + "0" * 60, "status": "active"}
 BOT = {
@@ -456,8 +465,11 @@ leaderboards = extend_schema_view(
     ),
     retrieve=extend_schema(
         summary="A game's leaderboard",
-        description="Rated bots by Elo (rank kept across pages), then unrated bots without a rank. Face to Face "
-        "only: a co-op game answers 404 with the address of its current season's leaderboard.",
+        description="Rated bots by Elo, then unrated bots without a rank. A rank is 1 + the rated bots with a "
+        "higher Elo, so tied bots share one, on every page. `rating.provisional` marks a rating on too few games or "
+        "with too wide an interval; `separated` is false where a bot's 95% interval overlaps the one ranked above "
+        "it (their order is not settled). Face to Face only: a co-op game answers 404 with the address of its "
+        "current season's leaderboard.",
         parameters=PAGING,
         responses={
             200: inline_serializer(
@@ -471,6 +483,11 @@ leaderboards = extend_schema_view(
             ),
             404: NOT_FOUND,
         },
-        examples=[example("face-to-face", page({"rank": 1, "bot": BOT_REF, "version": VERSION_REF, "rating": RATING}))],
+        examples=[
+            example(
+                "face-to-face",
+                page({"rank": 1, "bot": BOT_REF, "version": VERSION_REF, "rating": RATING, "separated": None}),
+            )
+        ],
     ),
 )

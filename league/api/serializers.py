@@ -33,9 +33,15 @@ class PrivateFieldsMixin:
 
 
 class RatingSerializer(serializers.ModelSerializer):
+    provisional = serializers.BooleanField(
+        read_only=True,
+        help_text="Fewer rated games than ARENA_LADDER_PROVISIONAL_GAMES or a 95% interval wider than "
+        "± ARENA_LADDER_PROVISIONAL_MARGIN Elo: its place is not to be trusted yet.",
+    )
+
     class Meta:
         model = Rating
-        fields = ["elo", "low", "high", "games", "wins", "losses", "last_played"]
+        fields = ["elo", "low", "high", "games", "wins", "losses", "last_played", "provisional"]
 
 
 class BotRefSerializer(serializers.ModelSerializer):
@@ -351,10 +357,17 @@ class CrosstableSerializer(serializers.Serializer):
 
 
 class LadderRowSerializer(serializers.Serializer):
-    rank = serializers.IntegerField(allow_null=True, help_text="Place among rated bots; null until rated.")
+    rank = serializers.IntegerField(
+        allow_null=True, help_text="1 + the rated bots with a higher Elo (tied bots share a rank); null until rated."
+    )
     bot = BotRefSerializer()
     version = VersionRefSerializer()
     rating = RatingSerializer(allow_null=True)
+    separated = serializers.BooleanField(
+        allow_null=True,
+        help_text="Whether its 95% interval is clear of the bot's ranked above it; false: not separated (their "
+        "order is not settled); null for the first rated bot and for unrated bots.",
+    )
 
 
 class RatingPointSerializer(serializers.Serializer):

@@ -373,7 +373,7 @@ class LogConflict(APIException):
 
 @docs.leaderboards
 class LeaderboardViewSet(viewsets.ViewSet):
-    """Each game's ladder: bots by Elo with their rank (kept across pages), unrated bots last."""
+    """Each game's ladder: bots by Elo with their rank (ties share one), unrated bots last."""
 
     lookup_field = "game"
     lookup_value_regex = "|".join(GAME_NAMES)
@@ -423,7 +423,10 @@ def board_url(game: str) -> str | None:
 def ladder_page_data(game: str, number: int, per_page: int) -> dict:
     """One leaderboard page as plain data (kept in the page cache until the next refit, as the site's)."""
     page = leaderboards.leaderboard_page(game, number, per_page=per_page)
-    rows = [{"rank": r.rank, "bot": r.bot, "version": r.version, "rating": r.rating} for r in page.rows]
+    rows = [
+        {"rank": r.rank, "bot": r.bot, "version": r.version, "rating": r.rating, "separated": r.separated}
+        for r in page.rows
+    ]
     return {
         "number": page.number,
         "num_pages": page.num_pages,

@@ -37,7 +37,8 @@ ALICE_LINK = '<a href="/users/alice/">alice</a>/'
 
 
 def ranks_and_names(page: str) -> list[tuple[str, str]]:
-    return re.findall(r'<td class="num">(\d+|–)</td>\s*<td class="name"><a href="/bots/\d+/">([\w-]+)</a>', page)
+    marked = r'<td class="num">(?:<span class="not-separated"[^>]*>≈</span> )?(\d+|–)</td>'
+    return re.findall(marked + r'\s*<td class="name"><a href="/bots/\d+/">([\w-]+)</a>', page)
 
 
 def test_page_links_show_both_ends_and_the_neighbourhood():

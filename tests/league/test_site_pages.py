@@ -57,7 +57,7 @@ def test_an_owner_page_lists_the_bots_with_their_ladder_place(client, alice, bob
     text = " ".join(strip_tags(page[page.index("<main") : page.index("</main>")]).split())
     assert "beta" in text and "gamma" in text and "alpha" not in text
     b.rating.refresh_from_db()
-    assert f"beta The Game: Face to Face v1 1 {b.rating.elo:.0f} ± {b.rating.margin:.0f} 8" in text
+    assert f"beta The Game: Face to Face v1 1 {b.rating.elo:.0f} ± {b.rating.margin:.0f} prov. 8" in text
     assert "gamma The Game: Face to Face v1 3" in text  # alpha (2nd) and beta are rated above it
     assert "idle The Game: Face to Face none active – unrated 0" in text
     assert client.get(reverse("user", args=["nobody"])).status_code == 404

@@ -1,8 +1,15 @@
 """Leaderboard queries: one row per bot of a game with its ladder version and that version's rating.
 
-Rated rows come first by Elo (rank = position among them, kept across pages), unrated rows last without a rank.
-Each call runs a constant number of queries whatever the ladder's size: the ladder version is denormalised on
-`Bot.active_version`, so a page is one indexed join, never a scan of versions or games.
+Rated rows come first by Elo, unrated rows last without a rank. A rank is 1 + the rated ladder bots with a higher
+Elo (`rank_of`, the one rule the ladder, the bot pages, the owners' pages and the API apply): bots tied on Elo share
+a rank, and the next one skips as many places ("1, 2, 2, 4"), on every page of the board.
+
+Each row also says whether its version is provisional (`Rating.provisional`: too few games or too wide an interval)
+and whether its 95 % interval is clear of the row above (`separated`: False when they overlap, so the order of the
+two is not settled; None for the first rated row and unrated rows). Each call runs a constant number of queries
+whatever the ladder's size: the ladder version is denormalised on `Bot.active_version`, so a page is one indexed
+join (which also reads the row above the page; after the first page, one count gives its first row's rank), never
+a scan of versions or games.
 """
 
 from __future__ import annotations
@@ -14,6 +21,10 @@ from django.db.models import F, QuerySet
 
 from league.arena.models import Bot, BotVersion, Rating
 
+# Ratings closer than this are one rating (a fit is exact to ~1e-12 Elo): two bots whose records mirror each other
+# get the same rank whatever the last bits of their Elo.
+TIE_ELO = 1e-6
+
 
 @dataclass(frozen=True)
 class LadderRow:
@@ -21,6 +32,11 @@ class LadderRow:
     bot: Bot
     version: BotVersion
     rating: Rating | None
+    separated: bool | None = None  # whether its 95 % interval is clear of the rated row above; None if none is
+
+    @property
+    def provisional(self) -> bool:
+        return self.rating is not None and self.rating.provisional
 
 
 @dataclass(frozen=True)
@@ -55,21 +71,50 @@ def ranked(game: str) -> QuerySet[Bot]:
     )
 
 
-def _rows(bots: list[Bot], first_position: int) -> list[LadderRow]:
+def higher_ratings(game: str, elo: float) -> QuerySet[Rating]:
+    """The ratings of the game's ladder versions that rank above `elo`."""
+    return Rating.objects.filter(game=game, elo__gt=elo + TIE_ELO, version__in=BotVersion.objects.on_ladder())
+
+
+def rank_of(game: str, elo: float) -> int:
+    """The rank of a ladder version rated `elo`: 1 + the ladder versions rated higher (ties share a rank)."""
+    return higher_ratings(game, elo).count() + 1
+
+
+def _rows(game: str, bots: list[Bot], first_position: int, above: Bot | None) -> list[LadderRow]:
+    """The rows of `bots`, the board's rows from `first_position` on; `above` is the row before them, if any."""
     rows = []
+    previous = _rating(above) if above is not None else None
+    rank = None
     for position, bot in enumerate(bots, start=first_position):
-        version = bot.active_version
-        rating = getattr(version, "rating", None)  # the reverse one-to-one raises when there is none
-        rows.append(LadderRow(position if rating is not None else None, bot, version, rating))
+        rating = _rating(bot)
+        if rating is None:
+            rows.append(LadderRow(None, bot, bot.active_version, None))
+            continue
+        if rank is None and previous is not None:
+            rank = rank_of(game, rating.elo)  # a page's first rated row may be tied with the page before
+        elif rank is None or previous.elo - rating.elo > TIE_ELO:
+            rank = position
+        separated = None if previous is None else rating.high < previous.low
+        rows.append(LadderRow(rank, bot, bot.active_version, rating, separated))
+        previous = rating
     return rows
+
+
+def _rating(bot: Bot) -> Rating | None:
+    return getattr(bot.active_version, "rating", None)  # the reverse one-to-one raises when there is none
 
 
 def leaderboard_page(game: str, page: int | str | None, per_page: int = 50) -> LeaderboardPage:
     """Page `page` (1-based; a bad or out-of-range number gives the first or last page) of the game's board."""
     paginator = Paginator(ranked(game), per_page)
     current = paginator.get_page(page)
+    first = current.start_index() or 1
+    # The page's rows and, after the first page, the row above them, in one query.
+    bots = list(ranked(game)[max(first - 2, 0) : first - 1 + per_page])
+    above = bots.pop(0) if first > 1 and bots else None
     return LeaderboardPage(
-        rows=_rows(list(current.object_list), current.start_index() or 1),
+        rows=_rows(game, bots, first, above),
         number=current.number,
         num_pages=paginator.num_pages,
         count=paginator.count,
@@ -79,4 +124,4 @@ def leaderboard_page(game: str, page: int | str | None, per_page: int = 50) -> L
 
 def top(game: str, n: int) -> list[LadderRow]:
     """The first `n` rows of the game's board (the home page's summary)."""
-    return _rows(list(ranked(game)[:n]), 1)
+    return _rows(game, list(ranked(game)[:n]), 1, None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -21,7 +22,13 @@ def _ladder_table(game: str, number: int) -> str:
     page = leaderboards.leaderboard_page(game, number, per_page=LADDER_PER_PAGE)
     if page.number != number:
         raise Http404(f"the {GAME_NAMES[game]} ladder has {page.num_pages} pages")
-    return render_to_string("arena/_ladder_table.html", {"page": page, "game_name": GAME_NAMES[game]})
+    context = {
+        "page": page,
+        "game_name": GAME_NAMES[game],
+        "provisional_games": settings.ARENA_LADDER_PROVISIONAL_GAMES,
+        "provisional_margin": settings.ARENA_LADDER_PROVISIONAL_MARGIN,
+    }
+    return render_to_string("arena/_ladder_table.html", context)
 
 
 def leaderboard(request: HttpRequest, game: str = FACE_TO_FACE) -> HttpResponse:

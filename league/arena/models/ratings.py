@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
@@ -36,6 +37,12 @@ class Rating(models.Model):
     @property
     def margin(self) -> float:
         return (self.high - self.low) / 2
+
+    @property
+    def provisional(self) -> bool:
+        """Too few games, or too wide an interval, for its place on the ladder to be trusted yet."""
+        few_games = self.games < settings.ARENA_LADDER_PROVISIONAL_GAMES
+        return few_games or self.margin > settings.ARENA_LADDER_PROVISIONAL_MARGIN
 
     @property
     def win_percent(self) -> float | None:

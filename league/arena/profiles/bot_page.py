@@ -18,6 +18,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 
+from league.arena.ladder.leaderboards import TIE_ELO
 from league.arena.lib import caching
 from league.arena.models import (
     FORFEITS,
@@ -176,11 +177,14 @@ class Standing:
 
 
 def standing(bot: Bot) -> Standing | None:
-    """The active version's rating and its rank: 1 + the rated ladder versions with a higher Elo (one query)."""
+    """The active version's rating and its rank: 1 + the rated ladder versions with a higher Elo, as the ladder
+    ranks (`ladder.leaderboards.rank_of`; one query)."""
     if bot.active_version_id is None:
         return None
     higher = (
-        Rating.objects.filter(game=bot.game, elo__gt=OuterRef("elo"), version__in=BotVersion.objects.on_ladder())
+        Rating.objects.filter(
+            game=bot.game, elo__gt=OuterRef("elo") + TIE_ELO, version__in=BotVersion.objects.on_ladder()
+        )
         .order_by()
         .values("game")
         .annotate(n=Count("pk"))

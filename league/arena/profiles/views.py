@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from league.arena.ladder.leaderboards import TIE_ELO
 from league.arena.models import (
     Bot,
     BotVersion,
@@ -76,11 +77,11 @@ def new_version(request: HttpRequest, bot: Bot) -> HttpResponse:
 def user_page(request: HttpRequest, username: str) -> HttpResponse:
     """An owner's bots with their game, ladder version, Elo and rank on that game's ladder."""
     owner = get_object_or_404(get_user_model(), username=username)
-    # Rank as the leaderboard counts it: 1 + the game's ladder bots whose version is rated higher.
+    # Rank as the leaderboard counts it: 1 + the game's ladder bots whose version is rated higher (ties share a rank).
     higher = (
         Rating.objects.filter(
             game=OuterRef("game"),
-            elo__gt=OuterRef("active_version__rating__elo"),
+            elo__gt=OuterRef("active_version__rating__elo") + TIE_ELO,
             version__in=BotVersion.objects.on_ladder(),
         )
         .order_by()
