@@ -53,12 +53,12 @@ HOUSE = {"house:random": GREEDY - 1100.0, "house:greedy": GREEDY, "house:expert"
 NEWCOMER_MARGIN = 50.0
 GOALS = {"spearman": 0.95, "distinct": 15, "share": 0.15, "newcomer": 30}
 
-Chooser = Callable[[Sequence[pairing.Member], dict, int, np.random.Generator], list[tuple[Hashable, Hashable]]]
+Chooser = Callable[[Sequence[pairing.Member], dict, int, np.random.Generator, set], list[tuple[Hashable, Hashable]]]
 
 
-def closest_rating(members: Sequence[pairing.Member], met: dict, room: int, rng: np.random.Generator) -> list:
+def closest_rating(members: Sequence[pairing.Member], met: dict, room: int, rng: np.random.Generator, busy=()) -> list:
     """Today's scheduler (league/arena/ladder/scheduling.py before issue 22): fewest games first, closest rating."""
-    pool = sorted(members, key=lambda m: (m.matches, m.key))
+    pool = sorted((m for m in members if m.key not in busy), key=lambda m: (m.matches, m.key))
     pairs = []
     while room > 0 and len(pool) >= 2:
         first = pool.pop(0)
@@ -69,8 +69,8 @@ def closest_rating(members: Sequence[pairing.Member], met: dict, room: int, rng:
     return pairs
 
 
-def new_scheduler(members: Sequence[pairing.Member], met: dict, room: int, rng: np.random.Generator) -> list:
-    return pairing.choose(members, met, room, rng)
+def new_scheduler(members: Sequence[pairing.Member], met: dict, room: int, rng: np.random.Generator, busy=()) -> list:
+    return pairing.choose(members, met, room, rng, busy=busy)
 
 
 SCHEDULERS = {"today": closest_rating, "new": new_scheduler}
@@ -115,9 +115,9 @@ class League:
 
     def schedule(self) -> None:
         busy = {bot for pair in self.pending for bot in pair}
-        free = [self.member(bot) for bot in sorted(self.truth) if bot not in busy]
+        everyone = [self.member(bot) for bot in sorted(self.truth)]
         started = time.perf_counter()
-        pairs = self.choose(free, dict(self.met), self.pending_limit - len(self.pending), self.rng)
+        pairs = self.choose(everyone, dict(self.met), self.pending_limit - len(self.pending), self.rng, busy)
         self.scheduler_seconds.append(time.perf_counter() - started)
         for pair in pairs:
             self.met[pairing.pair_key(*pair)] += 1

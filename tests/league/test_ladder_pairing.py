@@ -166,13 +166,14 @@ def test_the_scheduler_passes_ratings_meetings_and_pending_matches_to_the_choice
     busy = Match.objects.create_with_entries([c, d], kind=Match.Kind.LADDER, game="face-to-face", games=10)
     seen = {}
 
-    def spy(members, met, room, rng, rules):
-        seen.update(members={m.key: m for m in members}, met=dict(met), room=room, rules=rules)
+    def spy(members, met, room, rng, rules, busy):
+        seen.update(members={m.key: m for m in members}, met=dict(met), room=room, rules=rules, busy=set(busy))
         return []
 
     monkeypatch.setattr(scheduling.pairing, "choose", spy)
     scheduling.schedule("face-to-face")
-    assert set(seen["members"]) == {a.pk, b.pk} and seen["room"] == 2  # c and d are playing
+    assert set(seen["members"]) == {a.pk, b.pk, c.pk, d.pk} and seen["room"] == 2
+    assert seen["busy"] == {c.pk, d.pk}  # they are playing
     assert seen["members"][a.pk].elo == 1600 and seen["members"][a.pk].matches == 20
     assert seen["members"][a.pk].variance == pytest.approx(scheduling.variance(1500, 1700))
     assert seen["members"][b.pk].variance == math.inf

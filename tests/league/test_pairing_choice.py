@@ -26,9 +26,9 @@ def anchors() -> list[Member]:
     ]
 
 
-def draws(members, met, room, times=300, seed=0, rules=None):
+def draws(members, met, room, times=300, seed=0, rules=None, busy=()):
     rng = np.random.default_rng(seed)
-    return [choose(members, met, room, rng, rules or Rules()) for _ in range(times)]
+    return [choose(members, met, room, rng, rules or Rules(), busy) for _ in range(times)]
 
 
 def test_each_member_is_in_one_pair_at_most_never_with_itself_and_room_is_kept():
@@ -94,8 +94,18 @@ def test_no_pair_takes_more_than_its_fair_share_while_others_are_free():
     met = {pair_key("twin-a", "twin-b"): 16.0}
     for pairs in draws(members, met, room=5, times=200):
         assert ("twin-a", "twin-b") not in pairs and ("twin-b", "twin-a") not in pairs
-    # With nobody else free they still play (a fair share applies while other opponents are available).
+    # While the others play, the twins wait for them rather than meet again...
+    others = {m.key for m in members[2:]}
+    assert draws(members, met, room=5, times=20, busy=others) == [[]] * 20
+    # ... and on a ladder of the two alone they still play (a fair share applies while others are available).
     assert all(set(pairs[0]) == {"twin-a", "twin-b"} for pairs in draws(twins, met, room=1, times=5))
+
+
+def test_busy_members_are_never_paired():
+    members = ladder(10)
+    busy = {m.key for m in members[:6]}
+    for pairs in draws(members, {}, room=5, times=50, busy=busy):
+        assert len(pairs) == 2 and not {key for pair in pairs for key in pair} & busy
 
 
 def test_a_repeat_is_fair_once_the_member_played_enough_matches():

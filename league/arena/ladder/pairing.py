@@ -19,13 +19,14 @@ How pairs are drawn, given the free members (one pair per member per call):
    where the ranking is least settled; then its opponent with weight its information, among the fair ones.
 Both draws are random, so everyone meets a spread of opponents, and a pair's weight is divided by 1 + the matches
 its two members already played together. A pair is fair while it has taken fewer than `fair_share` of either
-member's matches (the first meeting always is); when no fair opponent is free, the least met ones are drawn from.
+member's matches (the first meeting always is); a member whose fair opponents are all busy waits for one, and only
+where nobody on the ladder is a fair opponent (a ladder of a few bots) are the least met drawn from.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,27 +75,29 @@ def choose(
     room: int,
     rng: np.random.Generator,
     rules: Rules = Rules(),
+    busy: Collection[Hashable] = (),
 ) -> list[tuple[Hashable, Hashable]]:
-    """Up to `room` pairs of distinct free `members`, each member in at most one.
+    """Up to `room` pairs of distinct `members` not `busy` (playing now), each member in at most one.
 
-    `met[pair_key(a, b)]` is how many matches a and b played together (pending ones included); pairs never met
-    may be left out.
+    `members` is the whole ladder: a member whose fair opponents are all busy waits for one of them rather than
+    meet an opponent again past its fair share. `met[pair_key(a, b)]` is how many matches a and b played together
+    (pending ones included); pairs never met may be left out.
     """
     if room <= 0 or len(members) < 2:
         return []
-    field = _Field(members, met, rules)
+    field = _Field(members, met, rules, busy)
     pairs: list[tuple[Hashable, Hashable]] = []
     placing = [i for i, m in enumerate(members) if not m.anchor and m.matches < rules.placement_matches]
     for i in sorted(placing, key=lambda i: (members[i].matches, rng.random())):
         if len(pairs) == room or field.free.sum() < 2:
             return pairs
         if field.free[i]:
-            pairs.append(field.take(i, field.opponent(i, rng, rules.placement_greed, anchors_first=True)))
+            field.pair(i, field.opponent(i, rng, rules.placement_greed, anchors_first=True), pairs)
     potential = field.potentials()
     while len(pairs) < room and field.free.sum() >= 2:
         weights = np.where(field.free, potential, 0.0)
         i = _draw(rng, weights if weights.sum() > 0 else field.free.astype(float))
-        pairs.append(field.take(i, field.opponent(i, rng, 1.0, anchors_first=False)))
+        field.pair(i, field.opponent(i, rng, 1.0, anchors_first=False), pairs)
     return pairs
 
 
@@ -105,8 +108,14 @@ def _draw(rng: np.random.Generator, weights: np.ndarray) -> int:
 class _Field:
     """The free members as arrays, and the pairs that already met (sparse: a ladder's members meet few others)."""
 
-    def __init__(self, members: Sequence[Member], met: Mapping[tuple[Hashable, Hashable], float], rules: Rules):
-        self.n = n = len(members)
+    def __init__(
+        self,
+        members: Sequence[Member],
+        met: Mapping[tuple[Hashable, Hashable], float],
+        rules: Rules,
+        busy: Collection[Hashable],
+    ):
+        self.n = len(members)
         self.members = members
         cap = (rules.unrated_sd / ELO_PER_NAT) ** 2
         variance = np.array([m.variance for m in members], dtype=float) / ELO_PER_NAT**2
@@ -116,7 +125,8 @@ class _Field:
         matches = np.array([m.matches for m in members], dtype=float)
         # Fair while the pair took fewer than fair_share of the member's matches, this one included.
         self.allowance = np.maximum(1.0, np.floor(rules.fair_share * (matches + 1.0)))
-        self.free = np.ones(n, dtype=bool)
+        busy = set(busy)
+        self.free = np.array([m.key not in busy for m in members], dtype=bool)
         index = {m.key: k for k, m in enumerate(members)}
         a = np.fromiter((index.get(pair[0], -1) for pair in met), dtype=np.int64, count=len(met))
         b = np.fromiter((index.get(pair[1], -1) for pair in met), dtype=np.int64, count=len(met))
@@ -173,17 +183,20 @@ class _Field:
         total += np.bincount(a, change, n) + np.bincount(b, change, n)
         return np.maximum(total, 0.0)
 
-    def opponent(self, i: int, rng: np.random.Generator, greed: float, anchors_first: bool) -> int:
+    def opponent(self, i: int, rng: np.random.Generator, greed: float, anchors_first: bool) -> int | None:
+        """i's opponent drawn among the free members; None when i should wait for a fair one who is busy now."""
         candidates = self.free.copy()
         candidates[i] = False
         if anchors_first:
             unmet_anchors = candidates & self.anchor & (self._times_row(i) == 0)
             if unmet_anchors.any():
                 candidates = unmet_anchors
-        fair = candidates & self.fair(i)
-        if fair.any():
-            candidates = fair
-        else:
+        fair = self.fair(i)
+        if (candidates & fair).any():
+            candidates &= fair
+        elif fair.any():
+            return None
+        else:  # nobody on the ladder is a fair opponent (a small ladder): the least met free ones are
             times = self._times_row(i)
             candidates &= times == times[candidates].min()
         weights = np.where(candidates, self.weights(i), 0.0)
@@ -191,6 +204,9 @@ class _Field:
             weights = (weights / weights.max()) ** greed
         return _draw(rng, weights if weights.sum() > 0 else candidates.astype(float))
 
-    def take(self, i: int, j: int) -> tuple[Hashable, Hashable]:
-        self.free[i] = self.free[j] = False
-        return self.members[i].key, self.members[j].key
+    def pair(self, i: int, j: int | None, pairs: list[tuple[Hashable, Hashable]]) -> None:
+        """Add the pair (i, j) to `pairs`; with no j, i waits this time."""
+        self.free[i] = False
+        if j is not None:
+            self.free[j] = False
+            pairs.append((self.members[i].key, self.members[j].key))

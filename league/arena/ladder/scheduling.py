@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Collection, Hashable
 
 import numpy as np
 from django.conf import settings
@@ -62,23 +62,24 @@ def as_member(version: BotVersion, rating: tuple[float, float, float, int] | Non
 
 
 def pair(
-    candidates: list[BotVersion],
+    ladder: list[BotVersion],
     ratings: dict[int, tuple[float, float, float, int]],
     met: dict[tuple[Hashable, Hashable], float],
     room: int,
     rng: np.random.Generator | None = None,
+    busy: Collection[int] = (),
 ) -> list[tuple[BotVersion, BotVersion]]:
-    """Up to `room` pairs of the free `candidates` (distinct bots, each in one pair at most): see `pairing.choose`.
-
-    `ratings[pk]` is a version's (elo, low, high, rated games); `met` its matches with each other member.
+    """Up to `room` pairs of the `ladder`'s members not `busy` (distinct bots, each in one pair at most): see
+    `pairing.choose`. `ratings[pk]` is a version's (elo, low, high, rated games); `met` its matches with each other.
     """
-    by_key = {version.pk: version for version in candidates}
+    by_key = {version.pk: version for version in ladder}
     chosen = pairing.choose(
-        [as_member(version, ratings.get(version.pk)) for version in candidates],
+        [as_member(version, ratings.get(version.pk)) for version in ladder],
         met,
         room,
         rng or np.random.default_rng(),
         rules(),
+        busy,
     )
     return [(by_key[a], by_key[b]) for a, b in chosen]
 
@@ -150,8 +151,8 @@ def schedule(game: str) -> list[Match]:
         planned = []
         # A version being placed may take a further match in each round; the others play one at a time.
         for _round in range(settings.ARENA_LADDER_PLACEMENT_PARALLEL):
-            free = [version for version in ladder if playing[version.pk] < _parallel(version, ratings)]
-            pairs = pair(free, ratings, met, room - len(planned), rng)
+            busy = {version.pk for version in ladder if playing[version.pk] >= _parallel(version, ratings)}
+            pairs = pair(ladder, ratings, met, room - len(planned), rng, busy)
             if not pairs:
                 break
             for first, second in pairs:
