@@ -259,6 +259,20 @@ def test_exact_and_estimated_groups_in_one_fit_each_match_the_dense_fit_alone(mo
         assert fit.variance[part] == pytest.approx(alone.variance, rel=1e-6)
 
 
+def test_newcomers_with_one_lopsided_match_each_do_not_throw_the_fit_off():
+    # The league's shape after a wave of uploads: from the log-odds start, a Newton step once threw such
+    # versions where their pairs had no curvature left, and the next step blew up.
+    rng = np.random.default_rng(1)
+    theta = rng.normal(0.0, 1.5, 400)
+    a = np.r_[rng.integers(0, 300, 6000), np.arange(300, 400)]
+    b = np.r_[(a[:6000] + rng.integers(1, 300, 6000)) % 300, rng.integers(0, 300, 100)]
+    wins = rng.binomial(10, expit(theta[a] - theta[b]))
+    players = list(range(400))
+    fit = bradley_terry.fit(players, a, b, wins_a=wins, wins_b=10 - wins)
+    elo, _, _ = dense_fit(players, a, b, wins_a=wins, wins_b=10 - wins)
+    assert np.max(np.abs(fit.elo - elo)) < 1e-6
+
+
 def test_the_fit_as_arrays_says_what_it_knows_per_player_and_per_pair():
     fit = bradley_terry.fit(["a", "b", "c", "idle"], [0, 1], [1, 2], wins_a=[3, 1], wins_b=[1, 1])
     assert list(fit.pair_a) == [0, 1] and list(fit.pair_b) == [1, 2]

@@ -20,6 +20,7 @@ _NOISE_SIZE = 1e-3  # below this, a step that stops shrinking is rounding noise
 _PURE_NEWTON_SIZE = 1e-2  # below this step size, or this Newton decrement, no line search is needed:
 _PURE_NEWTON_DECREMENT = 1e-6  # the objective's decrease would drown in its rounding noise anyway
 _MAX_ITERATIONS = 200
+_LONGEST_STEP = 3.0  # nats (520 Elo)
 _CG_TOLERANCE = 1e-3  # a Newton step's relative residual, tightened as the steps shrink
 _SMALLEST_CG_TOLERANCE = 1e-12
 _CG_MAX_ITERATIONS = 5000
@@ -168,11 +169,17 @@ def posterior_mode(posterior: Posterior, initial: NDArray[np.float64]) -> Mode:
         gradient, weight, diagonal = posterior.derivatives(theta)
         rtol = min(_CG_TOLERANCE, max(_SMALLEST_CG_TOLERANCE, 1e-2 * size))
         step = solver.step(gradient, weight, diagonal, rtol)
+        # Where a strength sits far out, its pairs' curvature p(1 - p) all but vanishes and a Newton step can
+        # throw it further still; no step moves anyone by more than _LONGEST_STEP.
+        longest = float(np.max(np.abs(step)))
+        if not math.isfinite(longest):
+            raise RuntimeError("the rating fit's Newton step is not a finite number (the Hessian lost its curvature)")
+        step *= min(1.0, _LONGEST_STEP / max(longest, _LONGEST_STEP))
         # The step in units of (a lower bound on) each strength's standard error, so that the stop
         # suits well-measured players and near-flat directions (tiny prior, no losses) alike.
         size = float(np.max(np.abs(step) * np.sqrt(diagonal)))
         decrement = -float(gradient @ step)
-        if size <= _PURE_NEWTON_SIZE or decrement <= _PURE_NEWTON_DECREMENT:
+        if size <= _PURE_NEWTON_SIZE or 0.0 <= decrement <= _PURE_NEWTON_DECREMENT:
             # Close to the optimum plain Newton converges quadratically; once tiny, a step that no
             # longer shrinks means the gradient is down to rounding noise.
             theta = theta + step
