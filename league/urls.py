@@ -80,6 +80,8 @@ urlpatterns = [
     path("users/<str:username>/", profile_views.user_page, name="user"),
     path("docs/", site_views.docs_index, name="docs"),
     path("docs/starters/<str:name>", site_views.starter, name="starter"),
+    path("docs/kit/", site_views.kit_page, name="kit"),
+    path("docs/kit/<str:name>", site_views.kit_wheel, name="kit-wheel"),
     path("docs/<slug:slug>/", site_views.doc_page, name="doc"),
     path("favicon.ico", RedirectView.as_view(url=static("arena/favicon.svg"), permanent=False)),
     path("admin/", admin.site.urls),

@@ -6,6 +6,7 @@ checkout, so `python -m bots` is the kit's, never the checkout's.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -28,14 +29,21 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def kit_python(tmp_path_factory) -> Path:
-    """The python of a fresh virtual environment holding only the kit (and what pip brings for it)."""
+def kit_python(tmp_path_factory, live_server) -> Path:
+    """The python of a fresh virtual environment holding only the kit (and what pip brings for it), installed as the
+    site's /docs/kit/ page tells an author to: pip install straight from the download link."""
     place = tmp_path_factory.mktemp("kit-env")
-    wheel = kit.build(place / "dist")
+    page = urllib.request.urlopen(f"{live_server.url}/docs/kit/").read().decode()
+    link = re.search(r'<a href="(http://[^"]+/docs/kit/(thegame_arena_kit-[^"/]+\.whl))" download>', page)
+    assert link, "the kit page links to the wheel"
+    assert f"pip install {link[1]}" in page, "the first line of instructions installs what the page offers"
+    served = urllib.request.urlopen(link[1]).read()
+    assert hashlib.sha256(served).hexdigest() in page
+    assert served == kit.build(place / "dist").read_bytes(), "the site serves the wheel of its own sources"
     base = getattr(sys, "_base_executable", sys.executable)
     subprocess.run([base, "-m", "venv", str(place / "venv")], check=True)
     python = place / "venv" / "bin" / "python"
-    subprocess.run([python, "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
+    subprocess.run([python, "-m", "pip", "install", "-q", link[1]], check=True, capture_output=True)
     return python
 
 

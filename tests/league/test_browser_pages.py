@@ -108,6 +108,7 @@ def league(transactional_db, django_user_model, make_version, record_games):
         "rules": reverse("doc", args=["rules"]),
         "bot-api": reverse("doc", args=["bot-api"]),
         "engine-api": reverse("doc", args=["engine-api"]),
+        "kit": reverse("kit"),
         "retired-bot": reverse("bot", args=[versions[1].bot.pk]),
         "login": reverse("login"),
         "signup": reverse("signup"),

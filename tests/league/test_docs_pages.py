@@ -1,8 +1,12 @@
 """The site serves the rules, the bot contract and the starter bots, rendered from docs/ with raw HTML escaped."""
 
+import hashlib
+import re
+
 import pytest
 from django.urls import reverse
 
+from bots import kit
 from league.arena.site import docs
 
 
@@ -75,3 +79,21 @@ def test_lists_written_for_github_render_as_lists():
     nested = "<ul>\n<li>nested</li>\n</ul>"
     assert f"<p>Setup</p>\n<ul>\n<li>one\n    more of one{nested}\n</li>\n<li>two</li>\n</ul>" in html
     assert "<p>After.</p>" in html and "<code>- not a list\n</code>" in html
+
+
+def test_the_kit_page_serves_the_wheel_of_the_servers_own_sources(client, db, tmp_path):
+    page = client.get(reverse("kit")).content.decode()
+    link = re.search(r'<a href="http://testserver(/docs/kit/([^"]+))" download>', page)
+    assert link and link[2] == kit.read_kit().wheel_name, page
+    response = client.get(link[1])
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    assert response["Content-Disposition"] == f'attachment; filename="{link[2]}"'
+    served = b"".join(response.streaming_content)
+    assert served == kit.build(tmp_path).read_bytes()
+    assert f"<code>{hashlib.sha256(served).hexdigest()}</code>" in page and f"{len(served):,} bytes" in page
+    # the three lines: install from the link, a starter against house:greedy, a downloaded log replayed
+    assert f"pip install http://testserver{link[1]}" in page
+    assert "python -m bots play my_bot.py house:greedy" in page and "python -m games replay game-123.json" in page
+    for other in ("thegame_arena_kit-0.0.1-py3-none-any.whl", "..%2F..%2Fsettings.py", "x.whl"):
+        assert client.get(f"/docs/kit/{other}").status_code == 404, other
+    assert 'href="/docs/kit/"' in client.get(reverse("docs")).content.decode()

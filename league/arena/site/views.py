@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.urls import reverse
 
 from league.arena.ladder import leaderboards
 from league.arena.lib import caching
@@ -13,7 +14,7 @@ from league.arena.models import (
     GAME_CHOICES,
     Tournament,
 )
-from league.arena.site import docs
+from league.arena.site import docs, kit
 
 HOME_TOP = 5
 HOME_TOURNAMENTS = 5
@@ -59,4 +60,21 @@ def starter(request: HttpRequest, name: str) -> HttpResponse:
         raise Http404(f"no starter bot called {name}")
     response = HttpResponse(source, content_type="text/x-python; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+def kit_page(request: HttpRequest) -> HttpResponse:
+    """The author's kit: its download and how to install it, play a starter and replay a downloaded log."""
+    wheel = kit.wheel()
+    download = request.build_absolute_uri(reverse("kit-wheel", args=[wheel.name]))
+    return render(request, "arena/kit.html", {"wheel": wheel, "download": download, "pages": docs.PAGES})
+
+
+def kit_wheel(request: HttpRequest, name: str) -> FileResponse:
+    """The kit's wheel; only this server's own version is served."""
+    wheel = kit.wheel()
+    if name != wheel.name:
+        raise Http404(f"this server serves {wheel.name}, not {name}")
+    response = FileResponse(open(wheel.path, "rb"), as_attachment=True, filename=wheel.name)
+    response["Content-Type"] = "application/zip"
     return response
