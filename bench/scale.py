@@ -72,6 +72,12 @@ NOT_PLANNED = {
     "arena.SeasonRating",
     # Nobody has asked for a scrim yet.
     "arena.MatchRequest",
+    # Nobody has been told anything yet.
+    "arena.Notification",
+    "arena.NotificationSetting",
+    # Nobody has asked for an analysis yet, and the pre-played results carry no bot output.
+    "arena.GameAnalysis",
+    "arena.GameOutput",
 }
 
 

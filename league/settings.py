@@ -240,15 +240,19 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("ARENA_QUEUE", "arena")
 # below everything else: they are put on it only while no ladder, tournament or validation match waits, a few at a time
 # (league/arena/scrims/requests.py). The short control tasks (refits, finishing tournaments, the clock's periodic ones,
 # the upkeep above all) have one too, and on Redis the highest priority (0; matches have 6), so a worker takes them
-# before its next match however many a tournament queued. A worker without --queues consumes all.
+# before its next match however many a tournament queued. Game analyses (league/arena/analysis) have the lowest: their
+# own queue and, on Redis, priority 9, so a worker that consumes every queue plays every waiting match first.
+# A worker without --queues consumes all.
 ARENA_VALIDATION_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.validation"
 ARENA_SCRIM_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.scrim"
 ARENA_CONTROL_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.control"
+ARENA_ANALYSIS_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.analysis"
 CELERY_TASK_QUEUES = [
     Queue(CELERY_TASK_DEFAULT_QUEUE),
     Queue(ARENA_VALIDATION_QUEUE),
     Queue(ARENA_SCRIM_QUEUE),
     Queue(ARENA_CONTROL_QUEUE),
+    Queue(ARENA_ANALYSIS_QUEUE),
 ]
 _MATCHES = {"priority": 6}
 _CONTROL = {"queue": ARENA_CONTROL_QUEUE, "priority": 0}
@@ -256,6 +260,7 @@ CELERY_TASK_ROUTES = {
     "league.arena.tasks.play_match": {"queue": CELERY_TASK_DEFAULT_QUEUE, **_MATCHES},
     "league.arena.tasks.play_validation": {"queue": ARENA_VALIDATION_QUEUE, **_MATCHES},
     "league.arena.tasks.play_scrim": {"queue": ARENA_SCRIM_QUEUE, **_MATCHES},
+    "league.arena.tasks.analyse_game": {"queue": ARENA_ANALYSIS_QUEUE, "priority": 9},
     **{
         f"league.arena.tasks.{name}": _CONTROL
         for name in (
@@ -351,6 +356,12 @@ ARENA_SCRIM_GAMES_PER_DAY = env_int("ARENA_SCRIM_GAMES_PER_DAY", 100, minimum=0)
 ARENA_SCRIM_IN_FLIGHT = env_int("ARENA_SCRIM_IN_FLIGHT", 2, minimum=1)  # scrim matches queued or running at once
 # Scrims are released only while at most this many ladder, tournament or validation matches wait for a worker.
 ARENA_SCRIM_MAX_BACKLOG = env_int("ARENA_SCRIM_MAX_BACKLOG", 0, minimum=0)
+# Game analyses (league/arena/analysis): how many a user may ask for in any 24 hours (analyses someone already asked
+# for are shared and free; 0 turns asking off), the rollouts per turn at most (the precision every page and the API
+# use; bots.analysis), and how old a running analysis's heartbeat may get before another worker takes it over.
+ARENA_ANALYSES_PER_DAY = env_int("ARENA_ANALYSES_PER_DAY", 20, minimum=0)
+ARENA_ANALYSIS_ROLLOUTS = env_int("ARENA_ANALYSIS_ROLLOUTS", 256, minimum=2)
+ARENA_ANALYSIS_LEASE_SECONDS = env_int("ARENA_ANALYSIS_LEASE_SECONDS", 120, minimum=10)
 ARENA_RATING_PRIOR_GAMES = env_float("ARENA_RATING_PRIOR_GAMES", 2.0, minimum=1e-6)  # 0 would let ratings diverge
 
 # --- The REST API (league/api/) ---------------------------------------------------------------

@@ -11,7 +11,8 @@ class ArenaConfig(AppConfig):
         # Connects every signal handler in every process, workers included: the page cache drops what the league's
         # change signals name; a finished validation releases its owner's next; a changed leaderboard fills the ladder's
         # free places; and each domain that follows a
-        # stored or failed match (play/events.py) hooks in.
+        # stored or failed match (play/events.py) hooks in, the owners' automatic analyses too.
+        from league.arena.analysis import automatic  # noqa: F401
         from league.arena.coop import results  # noqa: F401
         from league.arena.ladder import refits, scheduling  # noqa: F401
         from league.arena.lib import caching  # noqa: F401

@@ -30,6 +30,7 @@ REFIT_RATINGS = "league.arena.tasks.refit_ratings"
 FINISH_TOURNAMENT = "league.arena.tasks.finish_tournament"
 SEND_NOTIFICATION_EMAIL = "league.arena.tasks.send_notification_email"
 SCHEDULE_LADDER = "league.arena.tasks.schedule_ladder"
+ANALYSE_GAME = "league.arena.tasks.analyse_game"  # routed to the analysis queue, the lowest priority
 
 
 def _send(name: str, args: tuple[Any, ...], countdown: float | None) -> None:
@@ -92,6 +93,11 @@ def finish_tournament(tournament_id: int) -> None:
 def send_notification_email(notification_id: int) -> None:
     """Ask for a notice's e-mail to be sent (league.arena.notifications.delivery)."""
     send_on_commit(SEND_NOTIFICATION_EMAIL, notification_id)
+
+
+def analyse_game(analysis_id: int) -> None:
+    """Ask for a game's analysis to be run (league.arena.analysis.runs)."""
+    send_on_commit(ANALYSE_GAME, analysis_id)
 
 
 def match_queues() -> dict[str, list[str]]:

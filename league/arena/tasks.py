@@ -13,6 +13,7 @@ import socket
 
 from celery import Task, shared_task
 
+from league.arena.analysis import runs as analyses
 from league.arena.coop import challenges
 from league.arena.ladder import refits, scheduling
 from league.arena.ladder.pools import RatingPool
@@ -100,3 +101,8 @@ def send_notification_email(task: Task, notification_id: int) -> None:
     retry_in = notices.try_email(notification_id, task.request.retries)
     if retry_in is not None:
         raise task.retry(countdown=retry_in, max_retries=None)
+
+
+@shared_task(base=ResilientTask, acks_late=True, name="league.arena.tasks.analyse_game")
+def analyse_game(analysis_id: int) -> None:
+    analyses.run(analysis_id)

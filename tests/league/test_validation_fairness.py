@@ -32,6 +32,7 @@ def test_validation_matches_go_to_their_own_queue_and_workers_consume_both():
         settings.ARENA_VALIDATION_QUEUE,
         settings.ARENA_SCRIM_QUEUE,
         settings.ARENA_CONTROL_QUEUE,
+        settings.ARENA_ANALYSIS_QUEUE,
     }
 
 

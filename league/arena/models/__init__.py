@@ -9,6 +9,7 @@ Results are also kept as aggregates, written in the same transaction as the game
 pair of versions, so refits, leaderboards and tournament tables never read the games themselves.
 """
 
+from league.arena.models.analysis import GameAnalysis
 from league.arena.models.bots import (
     BOT_NAME_RULE,
     Bot,
@@ -39,7 +40,7 @@ from league.arena.models.coop import (
     default_team_sizes,
     valid_team_sizes,
 )
-from league.arena.models.matches import Game, GameSeat, LogTampered, Match, MatchEntry, MatchQuerySet
+from league.arena.models.matches import Game, GameOutput, GameSeat, LogTampered, Match, MatchEntry, MatchQuerySet
 from league.arena.models.notifications import Notification, NotificationSetting
 from league.arena.models.ratings import PairResult, Rating, RatingFit, RatingPoint, ScheduleLock, SeatResult
 from league.arena.models.scrims import MatchRequest
@@ -64,6 +65,8 @@ __all__ = [
     "DealPair",
     "DealResult",
     "Game",
+    "GameAnalysis",
+    "GameOutput",
     "GameSeat",
     "LogTampered",
     "Match",

@@ -80,6 +80,13 @@ class Bot(models.Model):
         null=True, blank=True, help_text="The staff took it off the ladder and refuse its uploads; its games stay."
     )
     disabled_reason = models.CharField(max_length=200, blank=True, help_text="Shown on the bot's page.")
+    output_public = models.BooleanField(
+        default=False,
+        help_text="Everyone sees what the bot writes in each turn beside its replays (else its owner alone).",
+    )
+    analyse_losses = models.BooleanField(
+        default=False, help_text="The house expert analyses every rated game the bot loses (within its owner's limit)."
+    )
 
     objects = BotQuerySet.as_manager()
 

@@ -260,3 +260,20 @@ class GameSeat(models.Model):
         constraints = [models.UniqueConstraint("game", "seat", name="game_seat_unique")]
         # A version's newest games first (the bot page), walked backwards and stopped after a page.
         indexes = [models.Index(fields=["version", "game"], name="game_seat_version_game")]
+
+
+class GameOutput(models.Model):
+    """What the bots of a game wrote during each turn and how long each turn took (`bots.turn_output`): private to
+    each bot's owner unless the bot's `output_public` is set. Kept apart from the game and its seats, so that no
+    page listing games loads a bot's text."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="output", primary_key=True)
+    records_zlib = models.BinaryField(editable=False)
+
+    @staticmethod
+    def compress(records: list[dict[str, Any]]) -> bytes:
+        return zlib.compress(json.dumps(records, ensure_ascii=False, separators=(",", ":")).encode(), 6)
+
+    def records(self) -> list[dict[str, Any]]:
+        """One record per turn (and turn 0, the set-up): turn, seat, bot, ms, stderr and, past the caps, dropped."""
+        return json.loads(zlib.decompress(bytes(self.records_zlib)))

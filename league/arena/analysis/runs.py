@@ -1,0 +1,90 @@
+"""Running a game's analysis on a worker: claim it (a conditional UPDATE, so it runs once at a time), analyse the
+verified log with the expert, keep the progress (turns done of the total) for the replay page's bar, store it."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+import games
+from bots.analysis.analyse import analyse_log
+from bots.analysis.rollouts import Precision
+from league.arena.models import GameAnalysis, LogTampered
+
+log = logging.getLogger(__name__)
+
+PROGRESS_EVERY_SECONDS = 0.5  # at most two progress writes a second
+
+
+class ClaimLost(Exception):
+    """Another worker took the analysis over (this one's heartbeat was too old)."""
+
+
+def run(analysis_id: int) -> bool:
+    """Analyse, if nobody else is; True when this call stored the analysis."""
+    analysis = GameAnalysis.objects.select_related("game").filter(pk=analysis_id).first()
+    if analysis is None:
+        return False
+    token = analysis.claim(timedelta(seconds=settings.ARENA_ANALYSIS_LEASE_SECONDS))
+    if token is None:
+        return False
+    try:
+        figures = analyse_log(
+            analysis.game.verified_log(),
+            seed=analysis.seed,
+            precision=Precision(max_samples=analysis.rollouts, horizon=analysis.horizon),
+            progress=_reporter(analysis, token),
+        )
+    except ClaimLost:
+        return False
+    except (LogTampered, games.LogMismatch) as error:
+        return _finish(analysis, token, status=GameAnalysis.Status.FAILED, error=str(error))
+    except Exception as error:
+        log.exception("analysis %s failed", analysis.pk)
+        _finish(analysis, token, status=GameAnalysis.Status.FAILED, error=f"{type(error).__name__}: {error}")
+        raise
+    result = figures.to_json()
+    marked = [
+        {"turn": turn["turn"], "seat": turn["seat"], "mark": turn["mark"], "loss": turn["loss"]}
+        for turn in result["turns"]
+        if turn["mark"] in ("mistake", "blunder")
+    ]
+    return _finish(
+        analysis,
+        token,
+        status=GameAnalysis.Status.DONE,
+        result=result,
+        marked=marked,
+        turns_done=len(result["turns"]),
+        turns_total=len(result["turns"]),
+    )
+
+
+def _reporter(analysis: GameAnalysis, token: uuid.UUID):
+    last = 0.0
+
+    def progress(done: int, total: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last < PROGRESS_EVERY_SECONDS and done < total:
+            return
+        last = now
+        if not analysis.progress(token, done, total):
+            raise ClaimLost
+
+    return progress
+
+
+def _finish(analysis: GameAnalysis, token: uuid.UUID, **fields: object) -> bool:
+    with transaction.atomic():
+        return bool(
+            GameAnalysis.objects.filter(pk=analysis.pk, claim_token=token, status=GameAnalysis.Status.RUNNING).update(
+                claim_token=None, finished_at=timezone.now(), **fields
+            )
+        )

@@ -1,0 +1,124 @@
+"""Game analyses in the league: asked for once per game and precision and shared, run by the task with its
+progress kept, limited per user and day, and asked for on their own for an opted-in owner's lost rated games.
+Analyses here use 2 rollouts a turn: the figures are bots.analysis's to test, the storing is the league's."""
+
+from __future__ import annotations
+
+import pytest
+from replay_helpers import sample_log, store_game, versions_for
+
+from league.arena.analysis import automatic, blunders, requests, runs
+from league.arena.models import GameAnalysis, GameSeat
+from league.arena.play import events
+
+
+@pytest.fixture(autouse=True)
+def _cheap(settings):
+    settings.ARENA_ANALYSIS_ROLLOUTS = 2
+    settings.ARENA_ANALYSES_PER_DAY = 2
+
+
+@pytest.fixture
+def ask(django_capture_on_commit_callbacks):
+    """requests.ask, its task sent as the transaction commits."""
+
+    def asking(user, game):
+        with django_capture_on_commit_callbacks(execute=True):
+            return requests.ask(user, game)
+
+    return asking
+
+
+@pytest.fixture
+def game(alice, bob, make_version):
+    log = sample_log("face-to-face")
+    return store_game(log, versions_for(log, [alice, bob], make_version))
+
+
+def test_the_task_stores_an_analysis_that_everyone_then_shares(game, alice, bob, sent, ask):
+    analysis, queued = ask(alice, game)
+    assert queued and sent == [("analyse_game", (analysis.pk,))]
+    assert (analysis.status, analysis.turns_done, analysis.turns_total) == ("queued", 0, game.turns)
+    assert runs.run(analysis.pk)
+    analysis.refresh_from_db()
+    assert analysis.status == "done" and analysis.claim_token is None
+    assert analysis.turns_done == analysis.turns_total == game.turns
+    turns = analysis.result["turns"]
+    assert [turn["turn"] for turn in turns] == list(range(1, game.turns + 1))
+    assert set(analysis.result["accuracy"]) == {"0", "1"}
+    assert analysis.marked == [
+        {"turn": t["turn"], "seat": t["seat"], "mark": t["mark"], "loss": t["loss"]}
+        for t in turns
+        if t["mark"] in ("mistake", "blunder")
+    ]
+    assert not runs.run(analysis.pk), "a finished analysis is not run again"
+    again, queued = ask(bob, game)
+    assert again.pk == analysis.pk and not queued and len(sent) == 1
+    assert requests.asked_today(bob.pk) == 0, "reading a shared analysis costs nothing"
+    described = requests.describe(again)
+    assert described["status"] == "done" and described["turns"] == turns
+
+
+def test_past_the_daily_limit_asking_is_refused_until_the_oldest_request_is_a_day_old(game, alice, sent, ask):
+    ask(alice, game)
+    other = store_game(sample_log("face-to-face"), [seat.version for seat in game.seats.order_by("seat")], index=1)
+    ask(alice, other)
+    third = store_game(sample_log("face-to-face"), [seat.version for seat in game.seats.order_by("seat")], index=2)
+    with pytest.raises(requests.LimitReached, match="20|2 analyses in 24 hours") as refused:
+        ask(alice, third)
+    oldest = GameAnalysis.objects.filter(requested_by=alice).order_by("created").first()
+    assert refused.value.retry_at == oldest.created + requests.LIMIT_WINDOW
+    assert GameAnalysis.objects.count() == 2 and len(sent) == 2
+
+
+def test_a_failed_analysis_is_asked_for_again_as_a_new_request(game, alice, sent, ask):
+    analysis, _ = ask(alice, game)
+    GameAnalysis.objects.filter(pk=analysis.pk).update(status="failed", error="worker broke")
+    again, queued = ask(alice, game)
+    assert queued and again.pk == analysis.pk and again.status == "queued" and again.error == ""
+    assert len(sent) == 2
+
+
+def test_an_opted_in_owner_gets_the_lost_rated_games_analysed(
+    game, alice, bob, sent, django_capture_on_commit_callbacks
+):
+    seats = {seat.seat: seat for seat in GameSeat.objects.filter(game=game).select_related("version__bot")}
+    loser = seats[1 - game.winner_seat]
+    GameSeat.objects.filter(pk=loser.pk).update(points=0.0)
+    GameSeat.objects.filter(pk=seats[game.winner_seat].pk).update(points=1.0)
+    match = game.match
+    events.send_match_stored(match, [], [game], None)
+    assert not GameAnalysis.objects.exists(), "nobody opted in"
+    winner_bot = seats[game.winner_seat].version.bot
+    winner_bot.analyse_losses = True
+    winner_bot.save()
+    events.send_match_stored(match, [], [game], None)
+    assert not GameAnalysis.objects.exists(), "the opted-in bot won"
+    loser_bot = loser.version.bot
+    loser_bot.analyse_losses = True
+    loser_bot.save()
+    match.rated = False
+    assert automatic.analyse_losses(match, [game]) == 0, "unrated games are left alone"
+    match.rated = True
+    with django_capture_on_commit_callbacks(execute=True):
+        events.send_match_stored(match, [], [game], None)
+    analysis = GameAnalysis.objects.get(game=game)
+    assert analysis.automatic and analysis.requested_by == loser_bot.owner
+    assert [call for call in sent if call[0] == "analyse_game"] == [("analyse_game", (analysis.pk,))]
+
+
+def test_a_bots_page_lists_its_costliest_marked_turns(game, alice, sent, ask):
+    analysis, _ = ask(alice, game)
+    marked = [
+        {"turn": 3, "seat": 0, "mark": "mistake", "loss": 0.12},
+        {"turn": 8, "seat": 1, "mark": "blunder", "loss": 0.31},
+        {"turn": 9, "seat": 0, "mark": "blunder", "loss": 0.22},
+    ]
+    GameAnalysis.objects.filter(pk=analysis.pk).update(status="done", marked=marked)
+    bot = game.seats.get(seat=0).version.bot
+    worst = blunders.worst(bot)
+    assert [(item["turn"], item["mark"], item["points"]) for item in worst] == [
+        (9, "blunder", 22.0),
+        (3, "mistake", 12.0),
+    ]
+    assert worst[0]["url"] == f"/games/{game.pk}/#turn=9"
