@@ -8,7 +8,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from league.api import coop, match_requests, notifications, views
+from league.api import analyses, coop, match_requests, notifications, views
 from league.api.errors import NotFoundView
 
 router = DefaultRouter(trailing_slash=True)
@@ -30,6 +30,7 @@ urlpatterns = [
     # Downloads are files, named without a trailing slash.
     path("versions/<int:pk>/source", views.VersionViewSet.as_view({"get": "source"}), name="version-source"),
     path("games/<int:pk>/log", views.GameViewSet.as_view({"get": "log"}), name="game-log"),
+    path("games/<int:pk>/analysis/", analyses.GameAnalysisView.as_view(), name="game-analysis"),
     *router.urls,
     re_path(r"^[\s\S]*$", NotFoundView.as_view()),  # any path, a newline in it too (schemathesis found one)
 ]

@@ -116,7 +116,7 @@ def _check_limit(user_id: int, now: datetime) -> None:
 
 def describe(analysis: GameAnalysis) -> dict[str, Any]:
     """The analysis as the API and the replay page show it: status, progress, and once done the figures."""
-    total = analysis.turns_total or analysis.game.turns
+    total = analysis.turns_total
     return {
         "game": analysis.game_id,
         "status": analysis.status,
