@@ -78,6 +78,8 @@ NOT_PLANNED = {
     # Nobody has asked for an analysis yet, and the pre-played results carry no bot output.
     "arena.GameAnalysis",
     "arena.GameOutput",
+    # No worker's environment has broken.
+    "arena.WorkerHealth",
 }
 
 

@@ -420,6 +420,7 @@ class Planner:
             status="done",
             claimed_by="scale-worker:1",
             attempts=1,
+            failures=0,
             games_done=columns["games"],
             error="",
             created=created,

@@ -24,8 +24,9 @@ SANDBOXED_BOT = Path(bots.house.__file__).with_name("greedy.py")
 HINT = "see docs/operators.md, 'Deploying with Docker', for what the sandbox needs from the host and the container"
 
 
-def check(startup_seconds: float) -> str:
-    """A one-line description of the sandboxed game; raises SandboxUnavailable naming what failed."""
+def check(startup_seconds: float, limits: SandboxLimits | None = None) -> str:
+    """A one-line description of the sandboxed game (run under `limits`, the defaults if None); raises
+    SandboxUnavailable naming what failed."""
     spec = MatchSpec(
         game="face-to-face",
         bots=[BotSpec(str(SANDBOXED_BOT), name="sandboxed greedy"), BotSpec("house:random")],
@@ -33,6 +34,7 @@ def check(startup_seconds: float) -> str:
         seed="sandbox-check",
         time_control=TimeControl(turn=5.0, bank=10.0, startup=startup_seconds),
         sandbox=True,
+        sandbox_limits=limits or SandboxLimits(),
     )
     game = run_match(spec).games[0]
     sandboxed_seat = game.seat_bots.index(0)

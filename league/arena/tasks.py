@@ -20,7 +20,7 @@ from league.arena.ladder.pools import RatingPool
 from league.arena.lib.retrying import ResilientTask
 from league.arena.notifications import delivery as notices
 from league.arena.ops import upkeep
-from league.arena.play import matches
+from league.arena.play import hosts, matches
 from league.arena.scrims import requests as scrims
 from league.arena.tournaments import starting as tournaments
 
@@ -32,25 +32,36 @@ def player_name(task: Task) -> str:
     return f"{node}:{os.getpid()}"
 
 
+def play(task: Task, match_id: int) -> None:
+    """Play the match; a worker whose environment broke while playing it stands down until it heals (the match
+    went back to the queue for another)."""
+    try:
+        matches.play(match_id, worker=player_name(task))
+    except hosts.HostSick as sick:
+        if task.request.is_eager or not task.request.hostname:
+            raise  # called in-process (the web server, a test): there is no consumer to stop
+        hosts.stand_down(task.request.hostname, str(sick))
+
+
 @shared_task(
     base=ResilientTask, bind=True, acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_match"
 )
 def play_match(task: Task, match_id: int) -> None:
-    matches.play(match_id, worker=player_name(task))
+    play(task, match_id)
 
 
 @shared_task(
     base=ResilientTask, bind=True, acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_validation"
 )
 def play_validation(task: Task, match_id: int) -> None:
-    matches.play(match_id, worker=player_name(task))
+    play(task, match_id)
 
 
 @shared_task(
     base=ResilientTask, bind=True, acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_scrim"
 )
 def play_scrim(task: Task, match_id: int) -> None:
-    matches.play(match_id, worker=player_name(task))
+    play(task, match_id)
 
 
 @shared_task(base=ResilientTask, name="league.arena.tasks.release_scrims")

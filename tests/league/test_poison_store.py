@@ -136,7 +136,7 @@ def test_a_match_whose_store_always_raises_fails_after_the_cap_and_the_ladder_go
     assert "storing the results failed" in admin_list
 
 
-def test_a_validation_resent_after_its_last_attempt_died_fails_its_version(alice, sent, settings, make_version):
+def test_a_validation_whose_workers_keep_dying_fails_its_version(alice, sent, settings, make_version):
     settings.ARENA_MATCH_MAX_ATTEMPTS = 2
     settings.ARENA_MATCH_LEASE_SECONDS = 60
     version = make_version(alice, "candidate", status="validating")
@@ -145,13 +145,17 @@ def test_a_validation_resent_after_its_last_attempt_died_fails_its_version(alice
     match = Match.objects.create_with_entries(
         [version, opponent], kind="validation", game="face-to-face", games=1, seed="v", rated=False
     )
-    # Its worker died mid-match on its last attempt: running, the heartbeat stale, no error recorded.
-    Match.objects.filter(pk=match.pk).update(status="running", attempts=2, heartbeat_at=stale, queued_at=stale)
+    # Its workers died mid-match time after time: running, the heartbeat stale, no error recorded.
+    silent = matches.MAX_SILENT_RUNS
+    Match.objects.filter(pk=match.pk).update(status="running", attempts=silent, heartbeat_at=stale, queued_at=stale)
     assert not matches.play(match.pk, worker="test:2")
     match.refresh_from_db()
     version.refresh_from_db()
-    assert match.status == "failed" and match.attempts == 3
-    assert match.error == "gave up after 2 attempts; the last: its worker stopped before it could say why"
+    assert match.status == "failed" and match.attempts == silent + 1
+    assert (
+        match.error
+        == f"gave up after {silent} runs whose workers stopped; the last: its worker stopped before it could say why"
+    )
     assert version.status == "failed"
     assert version.failure_reason == f"the server could not run the validation games: {match.error}"
 

@@ -106,7 +106,12 @@ class Match(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     claim_token = models.UUIDField(null=True, blank=True, editable=False)
     claimed_by = models.CharField(max_length=200, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveIntegerField(
+        default=0, help_text="Runs started, less those handed back for the worker's or the database's sake."
+    )
+    failures = models.PositiveIntegerField(
+        default=0, help_text="Runs that failed for the match's own sake; ARENA_MATCH_MAX_ATTEMPTS caps these."
+    )
     games_done = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
     created = models.DateTimeField(default=timezone.now)
@@ -170,8 +175,13 @@ class Match(models.Model):
             )
         )
 
-    def release(self, token: uuid.UUID, error: str, give_up: bool) -> bool:
-        """Hand a match whose run broke (not a bot's fault) back to the queue, or fail it for good."""
+    def release(self, token: uuid.UUID, error: str, give_up: bool, own_failure: bool = True) -> bool:
+        """Hand a match whose run broke (not a bot's fault) back to the queue, or fail it for good.
+
+        `own_failure`: the run failed for the match's own sake, which counts toward its cap; otherwise (its worker's
+        environment broke, the database went away) the attempt is not counted at all.
+        """
+        counted = {"failures": F("failures") + 1} if own_failure else {"attempts": F("attempts") - 1}
         return bool(
             Match.objects.filter(pk=self.pk, claim_token=token, status=self.Status.RUNNING).update(
                 status=self.Status.FAILED if give_up else self.Status.QUEUED,
@@ -179,6 +189,7 @@ class Match(models.Model):
                 error=error,
                 queued_at=timezone.now(),
                 finished_at=timezone.now() if give_up else None,
+                **counted,
             )
         )
 

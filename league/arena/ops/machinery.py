@@ -1,5 +1,6 @@
 """What the staff's machinery page shows: the broker's queue lengths, the matches running and their workers, the
-workers' last heartbeats, the last hour's failures with their reasons, and each ladder's last rating refit.
+workers' last heartbeats, the workers whose own environment broke, the last hour's failures with their reasons, and
+each ladder's last rating refit.
 
 Everything is read from the database except the queue lengths, which the broker answers (a passive queue declare:
 LLEN of the queue's lists on Redis, the count of message files in its folder on the filesystem broker).
@@ -17,7 +18,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 from kombu.exceptions import ChannelError
 
-from league.arena.models import GAME_NAMES, Match, RatingFit, Season
+from league.arena.models import GAME_NAMES, Match, RatingFit, Season, WorkerHealth
 from league.celery import app
 
 RECENT = timedelta(hours=1)
@@ -95,6 +96,12 @@ def worker_beats(now: datetime | None = None) -> list[WorkerBeat]:
         )
         for row in seen
     ]
+
+
+def sick_workers(now: datetime | None = None) -> list[WorkerHealth]:
+    """Workers whose own environment is broken (they take no match), and those that healed in the last hour."""
+    since = (now or timezone.now()) - RECENT
+    return list(WorkerHealth.objects.filter(Q(sick=True) | Q(recovered_at__gte=since)).order_by("-sick", "-since"))
 
 
 def recent_failures(now: datetime | None = None, limit: int = 100) -> list[Match]:

@@ -16,6 +16,7 @@ def machinery_page(request: HttpRequest) -> HttpResponse:
         "queues": machinery.queue_lengths(),
         "running": machinery.running_matches(),
         "workers": machinery.worker_beats(),
+        "sick": machinery.sick_workers(),
         "failures": machinery.recent_failures(),
         "refits": machinery.refit_times(),
         "broker": settings.CELERY_BROKER_URL.partition("://")[0],

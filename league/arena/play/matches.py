@@ -29,12 +29,16 @@ from league.arena import queue
 from league.arena.lib import heartbeats, retrying
 from league.arena.lib.unpack_limits import upload_limits
 from league.arena.models import BotUpload, BotVersion, Match
-from league.arena.play import events, results
+from league.arena.play import events, hosts, results
 
 log = logging.getLogger(__name__)
 
 STDERR_TAIL_CHARS = results.STDERR_TAIL_CHARS
 UNSENT_GRACE = timedelta(seconds=3)  # a queued match this old, with its queue empty, lost its message
+# A match whose runs keep ending with their worker gone (killed, its machine lost) without a word is given up after
+# this many: worker deaths are not the match's failures (ARENA_MATCH_MAX_ATTEMPTS counts those), but a bot that kills
+# every worker it meets past the sandbox's bounds must not loop for ever.
+MAX_SILENT_RUNS = 10
 
 
 class ClaimLost(Exception):
@@ -108,10 +112,10 @@ def play(match_id: int, worker: str | None = None) -> bool:
         "match %s: claimed by %s, attempt %d: playing %d games", match.pk, match.claimed_by, match.attempts, match.games
     )
     versions = match.ordered_versions()
-    if match.attempts > settings.ARENA_MATCH_MAX_ATTEMPTS:
-        # Re-sent (by the sweeper, a redelivery or a retry) after its last attempt died without a trace.
+    silent = match.attempts - 1 - match.failures  # earlier runs that ended without a word (their workers died)
+    if silent >= MAX_SILENT_RUNS:
         last = match.error or "its worker stopped before it could say why"
-        _give_up(match, token, versions, f"gave up after {match.attempts - 1} attempts; the last: {last}")
+        _give_up(match, token, versions, f"gave up after {silent} runs whose workers stopped; the last: {last}")
         return False
     played = 0
 
@@ -135,7 +139,7 @@ def play(match_id: int, worker: str | None = None) -> bool:
             _hand_back(match, token, error)  # not the runner's fault: the task claims it again once all is back
             raise
         except Exception as error:
-            _runner_broke(match, token, versions, error, "the match runner failed")
+            _run_failed(match, token, versions, error, "the match runner failed")
             raise
         try:
             retrying.call(lambda: store(match, token, versions, result), f"match {match.pk}: storing")
@@ -145,7 +149,7 @@ def play(match_id: int, worker: str | None = None) -> bool:
         except retrying.TRANSIENT:
             raise  # the database stayed away past the in-place retries: the task is retried later
         except Exception as error:
-            _runner_broke(match, token, versions, error, "storing the results failed")
+            _run_failed(match, token, versions, error, "storing the results failed")
             raise
     log.info("match %s: stored %d games in %.1f s", match.pk, len(result.games), time.monotonic() - started)
     return True
@@ -154,19 +158,38 @@ def play(match_id: int, worker: str | None = None) -> bool:
 def _hand_back(match: Match, token: uuid.UUID, error: Exception) -> None:
     """Put a match whose run met a passing error back in the queue at once, as soon as the database answers."""
     reason = f"attempt {match.attempts}: {retrying.what_failed(error)}; played again"
-    retrying.call(lambda: match.release(token, reason, give_up=False), f"match {match.pk}: handing its claim back")
+    retrying.call(
+        lambda: match.release(token, reason, give_up=False, own_failure=False), f"match {match.pk}: handing it back"
+    )
+
+
+def _run_failed(match: Match, token: uuid.UUID, versions: list[BotVersion], error: Exception, what: str) -> None:
+    """Judge a failed run: the worker's environment broke (HostSick is raised) or the match's own run did."""
+    fault = hosts.environment_fault(error)
+    sickness = hosts.self_check() if fault is not None else None
+    if sickness is None:
+        _runner_broke(match, token, versions, error, what)
+        return
+    reason = storable_text(f"attempt {match.attempts}: {what}: {fault}; {match.claimed_by} is sick ({sickness})")
+    log.error("match %s: %s; handed back uncounted, for a healthy worker", match.pk, reason)
+    with transaction.atomic():
+        if match.release(token, reason, give_up=False, own_failure=False):
+            queue.play(match.pk, match.kind)
+    raise hosts.HostSick(sickness) from error
 
 
 def _runner_broke(match: Match, token: uuid.UUID, versions: list[BotVersion], error: Exception, what: str) -> None:
-    """The runner or the storing failed (not a bot): retry later, or give up after the last attempt."""
+    """The runner or the storing failed for the match's own sake (not a bot's turn, not the worker's environment):
+    retry later, or give up after its last attempt."""
     reason = storable_text(f"attempt {match.attempts}: {what}: {error!r}")
     log.exception("match %s: %s", match.pk, reason)
-    if match.attempts >= settings.ARENA_MATCH_MAX_ATTEMPTS:
+    failures = match.failures + 1
+    if failures >= settings.ARENA_MATCH_MAX_ATTEMPTS:
         _give_up(match, token, versions, reason)
         return
     with transaction.atomic():
         if match.release(token, reason, give_up=False):
-            queue.play(match.pk, match.kind, countdown=10 * match.attempts)
+            queue.play(match.pk, match.kind, countdown=10 * failures)
 
 
 def _give_up(match: Match, token: uuid.UUID, versions: list[BotVersion], reason: str) -> None:
