@@ -5,6 +5,7 @@ The end-to-end proof (real PostgreSQL, Redis and workers, each fault injected) i
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from datetime import timedelta
@@ -14,6 +15,8 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 
+import bots.match
+from games import Termination
 from league.arena import queue, tasks
 from league.arena.ladder import refits
 from league.arena.ladder.pools import RatingPool
@@ -53,7 +56,7 @@ def test_a_heartbeat_keeps_coming_while_a_game_lasts_and_stops_when_the_claim_is
     match = ladder_match()
     token = match.claim("host:1", matches.lease())
     claimed_at = Match.objects.get(pk=match.pk).heartbeat_at
-    with heartbeats.Heartbeat(lambda: match.heartbeat(token, 0), "match", every=0.05) as heartbeat:
+    with heartbeats.Heartbeat(lambda: match.heartbeat(token, 0, matches.lease()), "match", every=0.05) as heartbeat:
         # One long game: no checkpoint is reached, yet the heartbeat moves on.
         deadline = time.monotonic() + 10
         while Match.objects.get(pk=match.pk).heartbeat_at == claimed_at and time.monotonic() < deadline:
@@ -81,6 +84,54 @@ def test_a_heartbeat_rides_out_a_database_error(transactional_db, caplog):
     assert beats and not heartbeat.lost.is_set()
     assert "match 7: heartbeat not sent: database unavailable (OperationalError" in caplog.text
     assert "match 7: heartbeat sent again" in caplog.text
+
+
+def test_a_holder_that_sees_its_own_gap_exceed_the_lease_gives_up(monkeypatch, caplog):
+    clock = {"now": 100.0}
+    monkeypatch.setattr(heartbeats.time, "monotonic", lambda: clock["now"])
+    beats: list[float] = []
+    heartbeat = heartbeats.Heartbeat(lambda: beats.append(clock["now"]) or True, "match 9", every=0.01, lease=5.0)
+
+    def wait(seconds: float) -> bool:
+        clock["now"] += 1.0 if len(beats) < 2 else 20.0  # two beats on time, then the process is frozen for 20 s
+        return False
+
+    monkeypatch.setattr(heartbeat._stop, "wait", wait)
+    with caplog.at_level(logging.WARNING):
+        heartbeat._run()  # as its thread runs it
+    assert beats == [101.0, 102.0] and heartbeat.lost.is_set()
+    assert heartbeat.stalled_since(102.0) and not heartbeat.stalled_since(122.0)
+    assert "match 9: this process stood still for 20.0 s" in caplog.text
+    assert "match 9: no heartbeat for 20.0 s, past the 5 s lease: the work is given up" in caplog.text
+
+
+def test_a_turn_timed_out_across_a_worker_stall_is_replayed_not_charged(db, sent, monkeypatch, committed):
+    match = ladder_match(games=2)
+    real = bots.match.run_match
+
+    def timed_out(spec, on_game):
+        def seen(result):
+            outcome = dataclasses.replace(result.outcome, termination=Termination.TIMEOUT, seat=0)
+            on_game(dataclasses.replace(result, outcome=outcome))
+
+        return real(spec, on_game=seen)
+
+    monkeypatch.setattr(bots.match, "run_match", timed_out)
+    stalls = {"seen": False}
+    monkeypatch.setattr(heartbeats.Heartbeat, "stalled_since", lambda self, moment: stalls["seen"])
+    with pytest.raises(ValueError):  # no stall: the timeout is the bot's, and stored as such
+        with monkeypatch.context() as patch:
+            patch.setattr(matches, "store", lambda *args: (_ for _ in ()).throw(ValueError("stored as played")))
+            matches.play(match.pk, worker="w1@host:1")
+    Match.objects.filter(pk=match.pk).update(status="queued", attempts=0, failures=0, claim_token=None)
+    sent.clear()
+    stalls["seen"] = True  # the heartbeat thread saw the whole worker stand still during the game
+    assert committed(lambda: matches.play(match.pk, worker="w1@host:1")) is False
+    match.refresh_from_db()
+    assert (match.status, match.attempts, match.failures) == ("queued", 0, 0)
+    assert "game 0 timed out while the whole worker stood still" in match.error
+    assert sent == [("play_match", (match.pk,))]
+    assert not match.played_games.exists()
 
 
 def test_a_match_whose_worker_stopped_beating_is_resent_within_the_lease(db, sent, committed, monkeypatch, caplog):

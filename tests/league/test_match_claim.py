@@ -33,9 +33,19 @@ def test_it_reclaims_a_match_whose_worker_stopped_beating(db):
     match.refresh_from_db()
     assert (match.claimed_by, match.attempts) == ("host-b:2", 2)
     # The presumed-dead worker can neither report progress nor give the match back any more.
-    assert match.heartbeat(first, 1) is False
+    assert match.heartbeat(first, 1, LEASE) is False
     assert match.release(first, "boom", give_up=False) is False
-    assert match.heartbeat(second, 1) is True
+    assert match.heartbeat(second, 1, LEASE) is True
+
+
+def test_a_claim_past_its_lease_may_neither_beat_nor_store_though_nobody_took_it(db):
+    match = new_match()
+    token = match.claim("host-a:1", LEASE)
+    assert match.heartbeat(token, 1, LEASE) is True
+    Match.objects.filter(pk=match.pk).update(heartbeat_at=timezone.now() - LEASE - timedelta(seconds=1))  # frozen
+    assert match.heartbeat(token, 2, LEASE) is False
+    assert not match.held(token, LEASE).exists()
+    assert Match.objects.get(pk=match.pk).claim_token == token  # nobody else claimed it yet
 
 
 def test_it_never_claims_a_finished_match(db):

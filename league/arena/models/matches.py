@@ -167,13 +167,18 @@ class Match(models.Model):
         self.refresh_from_db()
         return token
 
-    def heartbeat(self, token: uuid.UUID, games_done: int) -> bool:
-        """Record progress; False when the claim was lost (another worker took over)."""
-        return bool(
-            Match.objects.filter(pk=self.pk, claim_token=token, status=self.Status.RUNNING).update(
-                heartbeat_at=timezone.now(), games_done=games_done
-            )
-        )
+    def held(self, token: uuid.UUID, lease: timedelta) -> MatchQuerySet:
+        """This match, while the claim `token` holds it and its lease is alive (the holder beat within `lease`).
+
+        Past its lease a claim may be retaken at any moment, so its holder may no longer write: a worker frozen
+        longer than a lease and resumed finds its match gone even when nobody has claimed it yet.
+        """
+        alive = timezone.now() - lease
+        return Match.objects.filter(pk=self.pk, claim_token=token, status=self.Status.RUNNING, heartbeat_at__gte=alive)
+
+    def heartbeat(self, token: uuid.UUID, games_done: int, lease: timedelta) -> bool:
+        """Record progress; False when the claim was lost (another worker took over, or its lease ran out)."""
+        return bool(self.held(token, lease).update(heartbeat_at=timezone.now(), games_done=games_done))
 
     def release(self, token: uuid.UUID, error: str, give_up: bool, own_failure: bool = True) -> bool:
         """Hand a match whose run broke (not a bot's fault) back to the queue, or fail it for good.

@@ -14,7 +14,6 @@ import time
 import uuid
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -25,6 +24,7 @@ import bots.match
 from bots.match import BotSpec, MatchSpec, TimeControl
 from bots.reply_bounds import storable_text
 from bots.sandbox.limits import SandboxLimits
+from games import Termination
 from league.arena import queue
 from league.arena.lib import heartbeats, retrying
 from league.arena.lib.unpack_limits import upload_limits
@@ -42,7 +42,11 @@ MAX_SILENT_RUNS = 10
 
 
 class ClaimLost(Exception):
-    """Another worker took the match over (this one was presumed dead); drop this run's results."""
+    """Another worker took the match over, or may have (this one was presumed dead); drop this run's results."""
+
+
+class WorkerStalled(Exception):
+    """A turn timed out while the whole worker stood still (frozen, paused): the time was not the bot's."""
 
 
 def worker_name() -> str:
@@ -118,22 +122,30 @@ def play(match_id: int, worker: str | None = None) -> bool:
         _give_up(match, token, versions, f"gave up after {silent} runs whose workers stopped; the last: {last}")
         return False
     played = 0
+    game_started = started = time.monotonic()
 
     def beat() -> bool:
-        return match.heartbeat(token, played)
+        return match.heartbeat(token, played, lease())
 
-    def on_game(*_args: Any, **_kwargs: Any) -> None:
-        nonlocal played
+    def on_game(result: bots.match.GameResult) -> None:
+        nonlocal played, game_started
         played += 1
         if heartbeat.lost.is_set():
             raise ClaimLost(f"match {match.pk} was taken over by another worker")
+        if result.outcome.termination == Termination.TIMEOUT and heartbeat.stalled_since(game_started):
+            raise WorkerStalled(f"game {result.index} timed out while the whole worker stood still")
+        game_started = time.monotonic()
 
-    started = time.monotonic()
-    with heartbeats.Heartbeat(beat, f"match {match.pk}") as heartbeat:
+    with heartbeats.Heartbeat(beat, f"match {match.pk}", lease=lease().total_seconds()) as heartbeat:
         try:
             result = bots.match.run_match(match_spec(match, versions), on_game=on_game)
         except ClaimLost:
             log.warning("match %s: claim lost while playing (presumed dead); another worker finishes it", match.pk)
+            _abandon(match, token, "its worker lost its claim (no heartbeat for a lease)")
+            return False
+        except WorkerStalled as stall:
+            log.warning("match %s: %s; no bot is charged for it: the match is played again", match.pk, stall)
+            _abandon(match, token, str(stall))
             return False
         except retrying.TRANSIENT as error:
             _hand_back(match, token, error)  # not the runner's fault: the task claims it again once all is back
@@ -145,6 +157,7 @@ def play(match_id: int, worker: str | None = None) -> bool:
             retrying.call(lambda: store(match, token, versions, result), f"match {match.pk}: storing")
         except ClaimLost:
             log.warning("match %s: claim lost before storing (presumed dead); another worker finishes it", match.pk)
+            _abandon(match, token, "its worker lost its claim (no heartbeat for a lease) before storing")
             return False
         except retrying.TRANSIENT:
             raise  # the database stayed away past the in-place retries: the task is retried later
@@ -153,6 +166,14 @@ def play(match_id: int, worker: str | None = None) -> bool:
             raise
     log.info("match %s: stored %d games in %.1f s", match.pk, len(result.games), time.monotonic() - started)
     return True
+
+
+def _abandon(match: Match, token: uuid.UUID, why: str) -> None:
+    """Give up this run and put the match back at once if nobody took it over yet (not counted as an attempt)."""
+    reason = storable_text(f"attempt {match.attempts}: {why}; played again")
+    with transaction.atomic():
+        if match.release(token, reason, give_up=False, own_failure=False):
+            queue.play(match.pk, match.kind)
 
 
 def _hand_back(match: Match, token: uuid.UUID, error: Exception) -> None:
@@ -202,10 +223,11 @@ def _give_up(match: Match, token: uuid.UUID, versions: list[BotVersion], reason:
 
 
 def store(match: Match, token: uuid.UUID, versions: list[BotVersion], result: bots.match.MatchResult) -> None:
-    """Results, logs, aggregates and consequences in one transaction, only while this worker still holds the claim."""
+    """Results, logs, aggregates and consequences in one transaction, only while this worker still holds the claim
+    and its lease is alive."""
     now = timezone.now()
     with transaction.atomic():
-        finished = Match.objects.filter(pk=match.pk, claim_token=token, status=Match.Status.RUNNING).update(
+        finished = match.held(token, lease()).update(
             status=Match.Status.DONE, finished_at=now, games_done=len(result.games), error=""
         )
         if finished != 1:
