@@ -57,8 +57,8 @@ FILL_ORDER = (
     "arena.PairResult",
     "arena.SeatResult",
 )
-# Filled by the rating refit the fill runs, or by the league itself on first use: not by the plan.
-# Written by the refit that ends the fill (the rating history starts with it), or left empty.
+# Filled by the rating refit that ends the fill (the rating history starts with it), by the league itself on first
+# use, or left empty: not by the plan.
 NOT_PLANNED = {
     "arena.Rating",
     "arena.RatingFit",
