@@ -213,22 +213,23 @@ class Planner:
         for version in self.version_rows:
             if version["kind"] == "house":
                 continue
-            opponent = self.house_version[(version["game"], self.settings.ARENA_VALIDATION_OPPONENT.split(":")[1])]
-            self.match_rows.append(
-                {
-                    "kind": "validation",
-                    "game": version["game"],
-                    "tournament_id": None,
-                    "games": validation_games,
-                    "players": 2,
-                    "seed": f"validate-{version['sha256'][:16]}",
-                    "duplicate": False,
-                    "rated": False,
-                    "entries": (version["id"], opponent),
-                    "when": (version["created"] - self.start) / (self.now - self.start) + 1e-6,
-                    "crash": version["status"] == "failed",
-                }
-            )
+            for ref in self.settings.ARENA_VALIDATION_OPPONENTS:  # one match against each, as the league queues them
+                opponent = self.house_version[(version["game"], ref.split(":")[1])]
+                self.match_rows.append(
+                    {
+                        "kind": "validation",
+                        "game": version["game"],
+                        "tournament_id": None,
+                        "games": validation_games,
+                        "players": 2,
+                        "seed": f"validate-{version['sha256'][:16]}-{ref}",
+                        "duplicate": True,
+                        "rated": False,
+                        "entries": (version["id"], opponent),
+                        "when": (version["created"] - self.start) / (self.now - self.start) + 1e-6,
+                        "crash": version["status"] == "failed",
+                    }
+                )
         used = sum(row["games"] for row in self.match_rows)
         self.big_tournament_rows(max(0, self.games - used))
         used = sum(row["games"] for row in self.match_rows)

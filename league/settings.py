@@ -325,8 +325,11 @@ ARENA_MAX_UPLOAD_BYTES_PER_USER = env_int("ARENA_MAX_UPLOAD_BYTES_PER_USER", 100
 # Validation matches of one user queued or running at once; more wait (their versions "validating") and are queued
 # as earlier ones finish, so one user's flood of uploads delays only that user.
 ARENA_VALIDATIONS_IN_FLIGHT_PER_USER = env_int("ARENA_VALIDATIONS_IN_FLIGHT_PER_USER", 2, minimum=1)
-ARENA_VALIDATION_GAMES = env_int("ARENA_VALIDATION_GAMES", 2, minimum=1)
-ARENA_VALIDATION_OPPONENT = env_str("ARENA_VALIDATION_OPPONENT", "house:random")
+# Games against each opponent, on duplicate deals (bench.validation: 20 catch every known broken bot).
+ARENA_VALIDATION_GAMES = env_int("ARENA_VALIDATION_GAMES", 20, minimum=1)
+ARENA_VALIDATION_OPPONENTS = env_list("ARENA_VALIDATION_OPPONENTS", ["house:random", "house:greedy"])
+if not ARENA_VALIDATION_OPPONENTS:
+    raise ImproperlyConfigured("ARENA_VALIDATION_OPPONENTS names no house bot: validation would play no game")
 ARENA_LADDER_GAMES = env_int("ARENA_LADDER_GAMES", 10, minimum=1)
 ARENA_LADDER_MAX_PENDING = env_int("ARENA_LADDER_MAX_PENDING", 4, minimum=0)
 # A new version's first matches are its placement: it is paired first, meets the house bots, and may play this many

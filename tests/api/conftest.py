@@ -25,6 +25,8 @@ GOOD_BOT = b"def play(observation):\n    return []\n"
 def _exact_counts(settings):
     """List totals are counted afresh by every request here; test_api_queries tests the cached totals."""
     settings.API_COUNT_SECONDS = 0
+    settings.ARENA_VALIDATION_GAMES = 2  # a short validation (the suite's time); test_validation plays the league's
+    settings.ARENA_VALIDATION_OPPONENTS = ["house:random"]
 
 
 @pytest.fixture

@@ -41,6 +41,8 @@ def pytest_sessionfinish(session, exitstatus):
 def _isolated_cache(tmp_path, settings):
     settings.ARENA_CACHE_DIR = tmp_path / "cache"
     settings.ARENA_SANDBOX = False
+    settings.ARENA_VALIDATION_GAMES = 2  # a short validation (the suite's time); test_validation plays the league's
+    settings.ARENA_VALIDATION_OPPONENTS = ["house:random"]
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
@@ -168,6 +170,9 @@ def start_worker(tmp_path: Path, name: str, beat: bool, **env: str) -> subproces
         "DATABASE_URL": database_url(),
         "ARENA_LADDER_MAX_PENDING": "0",  # only what a test queues is played (unless `env` says otherwise)
         "ARENA_CACHE_DIR": str(tmp_path / f"cache-{name}"),
+        # a short validation (the suite's time); test_validation plays the league's own
+        "ARENA_VALIDATION_GAMES": "2",
+        "ARENA_VALIDATION_OPPONENTS": "house:random",
         **env,
     }
     queues = ",".join(queue.name for queue in settings.CELERY_TASK_QUEUES)  # matches and validations

@@ -222,8 +222,9 @@ def test_only_the_owner_and_staff_see_the_validation_games_and_the_failure(
 
     mine = page(client_for(alice), passed.bot)
     block = re.search(r'<div class="card failure".*?</div>', mine, re.S).group(0)
-    assert f'<a href="/games/{crashed.pk}/">game 2 of 2</a>' in block
+    assert f'<a href="/games/{crashed.pk}/">game 2 of 2</a> against bob/house-like' in block
     assert "it crashed (crash)" in block and "KeyError: &#x27;no such pile&#x27;" in block
+    assert block.count("KeyError: &#x27;no such pile&#x27;") == 1  # the message is the traceback's last line: once
     assert "Traceback (most recent call last)" in block
     validation = re.search(r'<table class="validation">.*?</table>', mine, re.S).group(0)
     assert validation.count("Replay game") == 4 and validation.count("failed here") == 1

@@ -93,6 +93,8 @@ def match_spec(match: Match, versions: list[BotVersion]) -> MatchSpec:
         # house bots run in this process: every sandboxed bot is an upload
         sandbox_limits=SandboxLimits(require_cgroups=not settings.ARENA_SANDBOX_WITHOUT_CGROUPS),
         first_deal=match.first_deal,
+        # validation fails a version at its first forfeit: its later games are forfeited at once, not played out
+        max_failures=1 if match.kind == Match.Kind.VALIDATION else MatchSpec.max_failures,
     )
 
 

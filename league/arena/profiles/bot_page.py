@@ -88,6 +88,7 @@ class ValidationGame:
     seat: int
     words: str
     failed_here: bool
+    opponent: str = ""
 
     @property
     def what(self) -> str:
@@ -99,7 +100,13 @@ class ValidationGame:
 class Failure:
     version: BotVersion
     game: ValidationGame | None
-    of: int  # how many games its validation had
+    of: int  # how many games the match it failed in had
+
+    @property
+    def stderr_repeats_message(self) -> bool:
+        """True when the game's message is already all in the stderr tail shown below it (a traceback, say)."""
+        detail = self.game.game.detail.strip() if self.game is not None else ""
+        return bool(detail) and detail in self.version.stderr_tail
 
 
 def _validation_games(versions: list[BotVersion]) -> list[ValidationGame]:
@@ -112,6 +119,7 @@ def _validation_games(versions: list[BotVersion]) -> list[ValidationGame]:
         .order_by("-match_id", "index")
     )
     shown = []
+    first_forfeit: dict[int, ValidationGame] = {}
     for game in games:
         seats = list(game.seats.all())
         mine = [seat for seat in seats if seat.version_id in by_id]
@@ -120,9 +128,20 @@ def _validation_games(versions: list[BotVersion]) -> list[ValidationGame]:
         seat = mine[0].seat
         others = [s.version.bot.full_name for s in seats if s.seat != seat]
         words = result_in_words(game, seat, others[0] if others else "its opponent")
-        failed = game.termination in FORFEITS and game.fault_seat == seat
-        shown.append(ValidationGame(game, by_id[mine[0].version_id], seat, words, failed))
+        row = ValidationGame(game, by_id[mine[0].version_id], seat, words, False, others[0] if others else "")
+        if game.termination in FORFEITS and game.fault_seat == seat:
+            # the game its verdict names: its first forfeit (max_failures=1 forfeits the rest of that match at once)
+            earlier = first_forfeit.get(row.version.pk)
+            if earlier is None or _played_order(game) < _played_order(earlier.game):
+                first_forfeit[row.version.pk] = row
+        shown.append(row)
+    for row in first_forfeit.values():
+        row.failed_here = True
     return shown
+
+
+def _played_order(game: Game) -> tuple:
+    return (game.played_at, game.match_id, game.index)
 
 
 def _failures(versions: list[BotVersion], validation: list[ValidationGame]) -> list[Failure]:
@@ -135,7 +154,8 @@ def _failures(versions: list[BotVersion], validation: list[ValidationGame]) -> l
             continue
         played = games_of.get(version.pk, [])
         failing = next((row for row in played if row.failed_here), None)
-        failures.append(Failure(version, failing, len(played)))
+        of = sum(1 for row in played if failing is not None and row.game.match_id == failing.game.match_id)
+        failures.append(Failure(version, failing, of))
     return failures
 
 

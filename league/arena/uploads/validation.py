@@ -1,7 +1,12 @@
-"""Validation matches, queued fairly: each user has at most ARENA_VALIDATIONS_IN_FLIGHT_PER_USER queued or running.
+"""Validation matches, queued fairly: each user has at most ARENA_VALIDATIONS_IN_FLIGHT_PER_USER versions in validation.
 
-A new (or revalidated) version is `validating` at once; its validation match is created and sent to the validation
-queue only while its owner has fewer in flight than that, oldest version first. The rest wait in the database, and
+A new (or revalidated) version plays ARENA_VALIDATION_GAMES games on duplicate deals against each house bot of
+ARENA_VALIDATION_OPPONENTS (house:random and house:greedy: one match each, so two workers can play them at once).
+Its first forfeit fails it, naming that game; it is active once every one of its matches ended without one
+(bench.validation measures how many games catch the known broken bots).
+
+A version is `validating` at once; its validation matches are created and sent to the validation queue only while
+its owner has fewer versions in flight than the cap, oldest version first. The rest wait in the database, and
 each finished validation releases the owner's next (signal `validation_finished`); the sweeper releases whatever a
 lost signal left waiting. So one user's 200 uploads delay only that user's validations.
 """
@@ -12,7 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import QuerySet
 from django.dispatch import receiver
 from django.urls import reverse
@@ -21,7 +26,7 @@ from django.utils.text import Truncator
 from bots.reply_bounds import storable_text
 from league.arena import notifications, queue
 from league.arena.lib import caching, seeds, signals
-from league.arena.models import FORFEITS, Bot, BotVersion, Match, MatchEntry
+from league.arena.models import FORFEITS, Bot, BotVersion, Game, Match, MatchEntry
 from league.arena.play import events
 from league.arena.play.results import STDERR_TAIL_CHARS
 from league.arena.uploads.house import house_version
@@ -53,34 +58,59 @@ def release(owner_id: int) -> list[Match]:
     """Queue validation matches for the owner's waiting versions while fewer than the cap are in flight."""
     # The owner's lock (also taken by uploads) keeps two releases from both filling the last free place.
     get_user_model().objects.select_for_update().filter(pk=owner_id).first()
-    free = settings.ARENA_VALIDATIONS_IN_FLIGHT_PER_USER - _candidates(owner_id).count()
+    in_flight = _candidates(owner_id).values("version_id").distinct().count()
+    free = settings.ARENA_VALIDATIONS_IN_FLIGHT_PER_USER - in_flight
     released = []
     for version in waiting(owner_id)[: max(free, 0)]:
-        match = queue_validation(version)
-        queue.play_validation(match.pk)
-        released.append(match)
+        for match in queue_validation(version):
+            queue.play_validation(match.pk)
+            released.append(match)
     return released
 
 
-def queue_validation(version: BotVersion) -> Match:
-    """The validation match of a new version (index 0) against the house opponent (index 1)."""
+def queue_validation(version: BotVersion) -> list[Match]:
+    """The validation matches of a new version (index 0), one against each house opponent (index 1)."""
     game = version.bot.game
-    opponent = house_version(settings.ARENA_VALIDATION_OPPONENT, game)
     owner = version.bot.owner_id
     transaction.on_commit(lambda: caching.bump(caching.own_validations_scope(owner)))  # the API's cached list
-    return Match.objects.create_with_entries(
-        [version, opponent],
-        kind=Match.Kind.VALIDATION,
-        game=game,
-        games=settings.ARENA_VALIDATION_GAMES,
-        players=2,
-        seed=seeds.derived_seed(f"validate-{version.sha256}"),
-        duplicate=False,
-        turn_seconds=settings.ARENA_TURN_SECONDS,
-        bank_seconds=settings.ARENA_BANK_SECONDS,
-        startup_seconds=settings.ARENA_STARTUP_SECONDS,
-        rated=False,
+    return [
+        Match.objects.create_with_entries(
+            [version, house_version(ref, game)],
+            kind=Match.Kind.VALIDATION,
+            game=game,
+            games=settings.ARENA_VALIDATION_GAMES,
+            players=2,
+            seed=seeds.derived_seed(f"validate-{version.sha256}-{ref}"),
+            duplicate=True,
+            turn_seconds=settings.ARENA_TURN_SECONDS,
+            bank_seconds=settings.ARENA_BANK_SECONDS,
+            startup_seconds=settings.ARENA_STARTUP_SECONDS,
+            rated=False,
+        )
+        for ref in settings.ARENA_VALIDATION_OPPONENTS
+    ]
+
+
+def current_matches(version: BotVersion) -> QuerySet:
+    """The matches of the version's latest validation (one per opponent, created together), newest first."""
+    round_size = len(settings.ARENA_VALIDATION_OPPONENTS)
+    ids = list(
+        Match.objects.filter(kind=Match.Kind.VALIDATION, entries__version=version, entries__index=0)
+        .order_by("-pk")
+        .values_list("pk", flat=True)[:round_size]
     )
+    return Match.objects.filter(pk__in=ids).order_by("-pk")
+
+
+def failed_game(version: BotVersion) -> Game | None:
+    """The validation game the version failed in: the first game of its latest validation that it forfeited."""
+    forfeited = (
+        Game.objects.filter(match__in=current_matches(version), termination__in=list(FORFEITS))
+        .filter(seats__version=version, seats__seat=models.F("fault_seat"))
+        .defer("log_zlib")
+        .order_by("played_at", "match_id", "index")
+    )
+    return forfeited.first()
 
 
 def release_all() -> int:
@@ -107,7 +137,8 @@ def _tell_the_owner(sender: object, owner_id: int, version_id: int | None = None
 
 
 def tell_verdict(version: BotVersion) -> None:
-    """Tell the owner that `version` passed or failed its validation (once per verdict), linking to its versions."""
+    """Tell the owner that `version` passed or failed its validation (once per verdict), linking to its versions
+    or to the game it failed in."""
     bot = version.bot
     url = reverse("bot", args=[bot.pk]) + "#versions"
     key = f"verdict:{version.pk}:{version.validated_at.timestamp() if version.validated_at else 0:.0f}"
@@ -120,28 +151,39 @@ def tell_verdict(version: BotVersion) -> None:
     else:
         reason = (version.failure_reason.strip().splitlines() or ["no reason was given"])[0]
         text = f"{bot.name} {version.label} failed its validation: {Truncator(reason).chars(300)}"
+        game = failed_game(version)
+        if game is not None:
+            url = reverse("game", args=[game.pk])
         notifications.notify(bot.owner_id, notifications.Kind.VERSION_FAILED, text, url, key=key)
 
 
-def judge(version: BotVersion, result: Any) -> None:
-    """Active if the candidate (bot index 0) finished every game without a forfeit of its own."""
+def judge(version: BotVersion, result: Any, opponent: BotVersion | None = None) -> None:
+    """Failed at the candidate's (bot index 0) first forfeit in this match; active once every match of its
+    validation is done without one."""
     for game_result in result.games:
         outcome = game_result.outcome
         if outcome.termination.value not in FORFEITS or outcome.seat is None:
             continue
         if game_result.seat_bots[outcome.seat] != 0:
             continue
-        reason = storable_text(f"game {game_result.index + 1}: {outcome.termination.value}: {outcome.detail}")
+        against = f" against {opponent.bot.full_name}" if opponent is not None else ""
+        reason = storable_text(
+            f"game {game_result.index + 1} of {len(result.games)}{against}: "
+            f"{outcome.termination.value}: {outcome.detail}"
+        )
         stderr = storable_text((result.stderr or {}).get(0, ""), STDERR_TAIL_CHARS, tail=True)
         version.mark_validated(False, reason, stderr)
         return
-    version.mark_validated(True)
+    # The version's row lock orders two matches stored at once: the later one sees the earlier one done.
+    BotVersion.objects.select_for_update().filter(pk=version.pk).first()
+    if not current_matches(version).exclude(status=Match.Status.DONE).exists():
+        version.mark_validated(True)
 
 
 @receiver(events.match_stored)
 def _judge_stored(sender: object, match: Match, versions: list[BotVersion], result: Any, **kwargs: object) -> None:
     if match.kind == Match.Kind.VALIDATION:
-        judge(versions[0], result)
+        judge(versions[0], result, versions[1] if len(versions) > 1 else None)
 
 
 @receiver(events.match_failed)

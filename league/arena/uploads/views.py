@@ -55,9 +55,14 @@ def new_bot(request: HttpRequest) -> HttpResponse:
     return render(request, "arena/new_bot.html", {"form": form, **limits})
 
 
+def validation_games() -> int:
+    """How many games a new version's validation plays in all."""
+    return settings.ARENA_VALIDATION_GAMES * len(settings.ARENA_VALIDATION_OPPONENTS)
+
+
 def _uploaded(bot: Bot, number: int) -> str:
     # Shown once, above a versions table that keeps itself up to date: true before and after validation ends.
     return (
-        f"{bot.name} v{number} is uploaded. It plays {settings.ARENA_VALIDATION_GAMES} validation games in the "
+        f"{bot.name} v{number} is uploaded. It plays {validation_games()} validation games in the "
         "sandbox; its status in the versions table below follows them."
     )
