@@ -17,11 +17,13 @@ SIGNAL_CODES = {"none": "-", "keep-off": "k", "jump": "j"}
 
 
 class SeatLabel(TypedDict):
-    """How the page names the bot in one seat: its full name, version label and page."""
+    """How the page names the bot in one seat: its full name, version label and page, and what names it in a
+    `python -m bots play` command (a house bot's ref, else a file named after the bot)."""
 
     name: str
     version: str
     url: str
+    file: str
 
 
 def viewer_data(log: dict[str, Any], seats: list[SeatLabel]) -> dict[str, Any]:
@@ -111,7 +113,7 @@ def _named_seats(log: dict[str, Any], known: list[SeatLabel]) -> list[dict[str, 
         if seat < len(known):
             labels.append(dict(known[seat]))
         else:
-            labels.append({"name": logged.get(seat) or f"seat {seat + 1}", "version": "", "url": ""})
+            labels.append({"name": logged.get(seat) or f"seat {seat + 1}", "version": "", "url": "", "file": ""})
     names = [label["name"] for label in labels]
     for seat, label in enumerate(labels):
         label["short"] = label["name"] if names.count(label["name"]) == 1 else f"{label['name']} #{seat + 1}"

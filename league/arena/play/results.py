@@ -1,8 +1,9 @@
 """Storing a match's games together with the aggregates every reader uses instead of the games.
 
-`save_games` writes the games, their seats, each entry's results (`MatchEntry` wins/losses/draws/points), for
-rated competitive matches the per-pair counts (`PairResult`), and for competitive matches but validations each
-version's results by seat (`SeatResult`) in the caller's transaction, so the aggregates are never out of step
+`save_games` writes the games, their seats, what the bots wrote in each turn (`GameOutput`, private), each entry's
+results (`MatchEntry` wins/losses/draws/points), for rated competitive matches the per-pair counts (`PairResult`),
+and for competitive matches but validations each version's results by seat (`SeatResult`) in the caller's
+transaction, so the aggregates are never out of step
 with the games. `rebuild` recomputes every aggregate from the stored games (the
 `rebuild_results` management command), the co-op challenge results too, and must give exactly what the stores kept.
 
@@ -32,6 +33,7 @@ from league.arena.models import (
     FORFEITS,
     BotVersion,
     Game,
+    GameOutput,
     GameSeat,
     Match,
     MatchEntry,
@@ -49,6 +51,7 @@ class PlayedGame(Protocol):
     log: dict[str, Any]
     outcome: Any  # games.Outcome
     seat_bots: list[int]
+    turn_output: list[dict[str, Any]]  # what the bots wrote in each turn and their think times (private)
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,13 @@ def save_games(
         for seat, bot in enumerate(result.seat_bots)
     ]
     GameSeat.objects.bulk_create(seats)
+    GameOutput.objects.bulk_create(
+        [
+            GameOutput(game=game, records_zlib=GameOutput.compress(result.turn_output))
+            for game, result in zip(stored, played, strict=True)
+            if getattr(result, "turn_output", None)
+        ]
+    )
     _add_to_entries(match, versions, seats, stderr)
     if counts_for_pairs(match):
         add_to_pairs(_pair_counts(match.game, stored, seats))

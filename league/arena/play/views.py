@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from league.arena.models import (
     GAME_NAMES,
     Game,
+    GameOutput,
     GameSeat,
     LogTampered,
     Match,
@@ -79,14 +80,43 @@ def replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
         log = game.verified_log()
     except LogTampered as error:
         return render(request, "arena/replay_error.html", {**context, "error": str(error)}, status=409)
-    context["data"] = viewer_data(log, _seat_labels(game))
+    rows = list(GameSeat.objects.filter(game=game).select_related("version__bot__owner").order_by("seat"))
+    context["data"] = viewer_data(log, _seat_labels(rows))
+    context["output"] = visible_output(request, game, rows)
+    context["log_name"] = f"game-{game.pk}.json"
     return render(request, "arena/replay.html", context)
 
 
-def _seat_labels(game: Game) -> list[SeatLabel]:
+def _seat_labels(rows: list[GameSeat]) -> list[SeatLabel]:
     """Each seat's bot as the database knows it (the log carries only the names it was played under)."""
-    rows = GameSeat.objects.filter(game=game).select_related("version__bot__owner").order_by("seat")
     return [
-        {"name": row.version.bot.full_name, "version": row.version.label, "url": row.version.bot.get_absolute_url()}
+        {
+            "name": row.version.bot.full_name,
+            "version": row.version.label,
+            "url": row.version.bot.get_absolute_url(),
+            "file": row.version.bot.house_ref or f"{row.version.bot.name}.py",
+        }
         for row in rows
     ]
+
+
+def visible_output(request: HttpRequest, game: Game, rows: list[GameSeat]) -> dict[str, list[dict]]:
+    """What the bots this visitor may see wrote in each turn, by turn number ("0": the set-up): a bot's own owner
+    sees it, everyone does when the owner made it public (`Bot.output_public`); nobody else, staff included."""
+    user = request.user
+    shown = {
+        row.seat
+        for row in rows
+        if row.version.bot.output_public or (user.is_authenticated and row.version.bot.owner_id == user.pk)
+    }
+    if not shown:
+        return {}
+    stored = GameOutput.objects.filter(game=game).first()
+    if stored is None:
+        return {}
+    by_turn: dict[str, list[dict]] = {}
+    for record in stored.records():
+        if record["seat"] in shown:
+            kept = {key: record.get(key) for key in ("seat", "ms", "stderr", "dropped") if key in record}
+            by_turn.setdefault(str(record["turn"]), []).append(kept)
+    return by_turn

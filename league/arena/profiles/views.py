@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from league.arena.analysis import blunders
 from league.arena.ladder.leaderboards import TIE_ELO
 from league.arena.models import (
     Bot,
@@ -33,6 +34,7 @@ def bot_page(request: HttpRequest, bot: Bot) -> HttpResponse:
     context = bot_pages.page_context(request, bot)
     context["form"] = NewVersionForm() if context["is_owner"] else None
     context.update(scrim_views.bot_page_part(request, bot))
+    context["blunders"] = blunders.worst(bot)
     return render(request, "arena/bot.html", context)
 
 

@@ -40,6 +40,7 @@ PAGES = [
     DocPage("rules-decisions", "rules-decisions.md", "Rule decisions", "The finer points the engine settled."),
     DocPage("game-log", "game-log.md", "Game logs", "The JSON log of every game, as replays and downloads use it."),
     DocPage("house-bots", "house-bots.md", "House bots", "What each house bot does and how strong it is."),
+    DocPage("analysis", "analysis.md", "Game analysis", "Every turn judged by the expert; replaying a turn locally."),
 ]
 BY_SLUG = {page.slug: page for page in PAGES}
 BY_FILENAME = {page.filename: page for page in PAGES}

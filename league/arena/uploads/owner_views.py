@@ -1,4 +1,5 @@
-"""The owner's controls on a bot's page: rename and describe it, retire it or bring it back, download an upload."""
+"""The owner's controls on a bot's page: rename and describe it, retire it or bring it back, its output public or
+not and its lost games analysed or not, download an upload."""
 
 from __future__ import annotations
 
@@ -52,6 +53,20 @@ def unretire_bot(request: HttpRequest, bot: Bot) -> HttpResponse:
         messages.success(request, f"{bot.name} is no longer retired, but stays off the ladder: the staff disabled it.")
     else:
         messages.success(request, f"{bot.name} is back on the ladder.")
+    return redirect(bot)
+
+
+@require_POST
+@login_required
+@with_bot(owner_only=True)
+def bot_options(request: HttpRequest, bot: Bot) -> HttpResponse:
+    """The owner's choices for the bot's games: its per-turn output public, its lost rated games analysed."""
+    bot.output_public = request.POST.get("output_public") == "on"
+    bot.analyse_losses = request.POST.get("analyse_losses") == "on"
+    Bot.objects.filter(pk=bot.pk).update(output_public=bot.output_public, analyse_losses=bot.analyse_losses)
+    shown = "everyone sees" if bot.output_public else "only you see"
+    analysed = "are analysed" if bot.analyse_losses else "are analysed only when someone asks"
+    messages.success(request, f"Saved: {shown} what {bot.name} writes in its turns; its lost rated games {analysed}.")
     return redirect(bot)
 
 

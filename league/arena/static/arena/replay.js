@@ -349,6 +349,9 @@
       $("replay-detail").textContent = data.result.detail ? `In the engine's words: ${data.result.detail}` : "";
     }
     if (updateHash) history.replaceState(null, "", `#turn=${hashOf(positions[current])}`);
+    // replay_story.js follows the position (the turn's analysis, output and local replay command).
+    const detail = { t: state.t, k: state.k, done: state.done, last: state.last, failure: Boolean(state.failure) };
+    document.dispatchEvent(new CustomEvent("replay:position", { detail }));
   }
 
   function rejectedNode() {
@@ -452,6 +455,11 @@
     if (timer !== null) schedule();
   });
   speedSelect.addEventListener("change", () => timer !== null && schedule());
+  // Another script asks for the position after a turn (the analysis chart, a marked turn's link).
+  document.addEventListener("replay:goto", (event) => {
+    show(turnEnd[Math.max(0, Math.min(Number(event.detail.turn), finalTurn))]);
+    if (timer !== null) stop();
+  });
   window.addEventListener("hashchange", () => {
     const index = indexOfHash(location.hash);
     if (index !== null && index !== current) show(index, { updateHash: false });
