@@ -184,7 +184,7 @@
     for (const tick of ticks) {
       root.append(svg("line", { x1: PAD.left, x2: WIDTH - PAD.right, y1: y(tick), y2: y(tick), class: "grid" }));
       const label = svg("text", { x: PAD.left - 4, y: y(tick) + 4, class: "axis", "text-anchor": "end" });
-      label.textContent = FACE_TO_FACE ? `${Math.round(100 * tick)}%` : tick.toFixed(tick < 10 ? 1 : 0);
+      label.textContent = FACE_TO_FACE ? `${Math.round(100 * tick)}%` : tick.toFixed(top < 10 ? 1 : 0);
       root.append(label);
     }
     const caption = svg("text", { x: PAD.left, y: HEIGHT - 5, class: "axis" });
