@@ -342,6 +342,13 @@ ARENA_LADDER_FAIR_SHARE = env_float("ARENA_LADDER_FAIR_SHARE", 0.125, minimum=0.
 # half-width of its 95 % interval, in Elo.
 ARENA_LADDER_PROVISIONAL_GAMES = env_int("ARENA_LADDER_PROVISIONAL_GAMES", 100, minimum=0)
 ARENA_LADDER_PROVISIONAL_MARGIN = env_float("ARENA_LADDER_PROVISIONAL_MARGIN", 75.0, minimum=0.0)
+# A ladder version that forfeits more than this share of its recent ladder games (the last ..._GAMES, judged once it
+# has played ..._MIN_GAMES of them since it joined or was resumed) is paused: off the ladder, its owner told.
+ARENA_FORFEIT_PAUSE_SHARE = env_float("ARENA_FORFEIT_PAUSE_SHARE", 0.2, minimum=0.0)
+ARENA_FORFEIT_PAUSE_GAMES = env_int("ARENA_FORFEIT_PAUSE_GAMES", 50, minimum=1)
+ARENA_FORFEIT_PAUSE_MIN_GAMES = env_int("ARENA_FORFEIT_PAUSE_MIN_GAMES", 10, minimum=1)
+if ARENA_FORFEIT_PAUSE_SHARE >= 1:
+    raise ImproperlyConfigured(f"ARENA_FORFEIT_PAUSE_SHARE={ARENA_FORFEIT_PAUSE_SHARE} is a share below 1")
 ARENA_TURN_SECONDS = env_float("ARENA_TURN_SECONDS", 1.0, minimum=0.001)
 ARENA_BANK_SECONDS = env_float("ARENA_BANK_SECONDS", 10.0, minimum=0.0)
 ARENA_STARTUP_SECONDS = env_float("ARENA_STARTUP_SECONDS", 5.0, minimum=0.001)

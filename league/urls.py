@@ -43,6 +43,7 @@ urlpatterns = [
     path("bots/<int:bot_id>/retire/", owner_views.retire_bot, name="retire-bot"),
     path("bots/<int:bot_id>/unretire/", owner_views.unretire_bot, name="unretire-bot"),
     path("bots/<int:bot_id>/options/", owner_views.bot_options, name="bot-options"),
+    path("bots/<int:bot_id>/resume/", ladder_views.resume_bot, name="resume-bot"),
     path(
         "bots/<int:bot_id>/versions/<int:number>/download/",
         owner_views.download_version,

@@ -14,7 +14,7 @@ class ArenaConfig(AppConfig):
         # stored or failed match (play/events.py) hooks in, the owners' automatic analyses too.
         from league.arena.analysis import automatic  # noqa: F401
         from league.arena.coop import results  # noqa: F401
-        from league.arena.ladder import refits, scheduling  # noqa: F401
+        from league.arena.ladder import forfeits, refits, scheduling  # noqa: F401
         from league.arena.lib import caching  # noqa: F401
         from league.arena.scrims import requests  # noqa: F401
         from league.arena.tournaments import starting  # noqa: F401

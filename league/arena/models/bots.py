@@ -32,11 +32,11 @@ def ladder_condition() -> Q:
     """Which bots play on their game's ladder: the one rule that scheduling, leaderboards, ranks, tournaments'
     entrants, co-op seasons and the API all apply (through `Bot.objects.on_ladder()`).
 
-    A bot is on the ladder while it has a version that passed validation, its owner has not retired it, and the
-    staff allow it (`allowed_condition`: validations apply that part alone, so a retired bot's new version is
-    still validated and it can come back).
+    A bot is on the ladder while it has a version that passed validation, its owner has not retired it, it is not
+    paused for forfeits (ladder/forfeits.py), and the staff allow it (`allowed_condition`: validations apply that
+    part alone, so a retired or paused bot's new version is still validated and it can come back).
     """
-    return Q(active_version__isnull=False, retired_at__isnull=True) & allowed_condition()
+    return Q(active_version__isnull=False, retired_at__isnull=True, paused_at__isnull=True) & allowed_condition()
 
 
 class BotQuerySet(models.QuerySet):
@@ -80,6 +80,15 @@ class Bot(models.Model):
         null=True, blank=True, help_text="The staff took it off the ladder and refuse its uploads; its games stay."
     )
     disabled_reason = models.CharField(max_length=200, blank=True, help_text="Shown on the bot's page.")
+    paused_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Paused for forfeits: off the ladder until its owner resumes it or uploads a fix.",
+    )
+    paused_reason = models.CharField(max_length=300, blank=True, help_text="Why it was paused: shown on its page.")
+    resumed_at = models.DateTimeField(
+        null=True, blank=True, help_text="Its owner last resumed it: forfeits are counted from then on."
+    )
     output_public = models.BooleanField(
         default=False,
         help_text="Everyone sees what the bot writes in each turn beside its replays (else its owner alone).",
@@ -113,7 +122,12 @@ class Bot(models.Model):
     @property
     def is_on_ladder(self) -> bool:
         """`ladder_condition` for this one bot, as loaded (with its owner)."""
-        return self.active_version_id is not None and self.retired_at is None and self.is_allowed
+        return (
+            self.active_version_id is not None
+            and self.retired_at is None
+            and self.paused_at is None
+            and self.is_allowed
+        )
 
     def newest_active_version(self) -> BotVersion | None:
         return self.versions.filter(status=BotVersion.Status.ACTIVE).order_by("-number").first()
@@ -121,8 +135,15 @@ class Bot(models.Model):
     def refresh_active_version(self) -> bool:
         """Point `active_version` at the newest active version; True (and the leaderboard told) if it changed."""
         newest = self.newest_active_version()
-        changed = Bot.objects.filter(pk=self.pk).exclude(active_version=newest).update(active_version=newest)
+        # a new version (a fix) ends a pause for forfeits: it is on the ladder on its own record
+        changed = (
+            Bot.objects.filter(pk=self.pk)
+            .exclude(active_version=newest)
+            .update(active_version=newest, paused_at=None, paused_reason="")
+        )
         self.active_version = newest
+        if changed:
+            self.paused_at, self.paused_reason = None, ""
         if changed:
             signals.send_leaderboard_changed(self.game)
         return bool(changed)

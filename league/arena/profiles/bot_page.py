@@ -18,6 +18,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 
+from league.arena.ladder import forfeits
 from league.arena.ladder.leaderboards import TIE_ELO
 from league.arena.lib import caching
 from league.arena.models import (
@@ -539,6 +540,7 @@ def page_context(request: HttpRequest, bot: Bot) -> dict:
 
     def rating_part() -> str:
         part = {"bot": bot, "standing": standing(bot), "chart": history(version_numbers())}
+        part["pause_examples"] = forfeits.examples(bot)
         return render_to_string("arena/_bot_rating.html", part)
 
     opponents_number = page_param(request, "opponents")
