@@ -30,14 +30,18 @@ REFIT_RATINGS = "league.arena.tasks.refit_ratings"
 FINISH_TOURNAMENT = "league.arena.tasks.finish_tournament"
 SEND_NOTIFICATION_EMAIL = "league.arena.tasks.send_notification_email"
 SCHEDULE_LADDER = "league.arena.tasks.schedule_ladder"
+# On Redis a queue's messages are taken by priority (0 first): the control tasks have 0, fresh matches 6
+# (settings.CELERY_TASK_ROUTES). A re-sent match gets 3, so recovery comes before any fresh match.
+RESEND_PRIORITY = 3
 ANALYSE_GAME = "league.arena.tasks.analyse_game"  # routed to the analysis queue, the lowest priority
 
 
-def _send(name: str, args: tuple[Any, ...], countdown: float | None) -> None:
+def _send(name: str, args: tuple[Any, ...], countdown: float | None, priority: int | None = None) -> None:
     # A signature runs a registered task as the task itself would (eager mode included) and falls back to
     # sending by name in a process that never imported tasks.py (the web server).
+    options = {} if priority is None else {"priority": priority}
     try:
-        app.signature(name, args=args, countdown=countdown).apply_async()
+        app.signature(name, args=args, countdown=countdown, **options).apply_async()
     except retrying.BROKER_ERRORS as error:
         # The transaction has committed: raising would only fail a caller whose work is done. The upkeep sends
         # whatever this message asked for again, from what the database says.
@@ -48,27 +52,29 @@ def _send(name: str, args: tuple[Any, ...], countdown: float | None) -> None:
         )
 
 
-def send_on_commit(name: str, *args: Any, countdown: float | None = None) -> None:
-    """Send the task `name` with `args` when the current transaction commits (at once outside one)."""
-    transaction.on_commit(lambda: _send(name, args, countdown))
+def send_on_commit(name: str, *args: Any, countdown: float | None = None, priority: int | None = None) -> None:
+    """Send the task `name` with `args` when the current transaction commits (at once outside one); `priority`
+    overrides its route's (on Redis, 0 is taken first)."""
+    transaction.on_commit(lambda: _send(name, args, countdown, priority))
 
 
-def play_match(match_id: int, countdown: float | None = None) -> None:
-    send_on_commit(PLAY_MATCH, match_id, countdown=countdown)
+def play_match(match_id: int, countdown: float | None = None, priority: int | None = None) -> None:
+    send_on_commit(PLAY_MATCH, match_id, countdown=countdown, priority=priority)
 
 
-def play_validation(match_id: int, countdown: float | None = None) -> None:
-    send_on_commit(PLAY_VALIDATION, match_id, countdown=countdown)
+def play_validation(match_id: int, countdown: float | None = None, priority: int | None = None) -> None:
+    send_on_commit(PLAY_VALIDATION, match_id, countdown=countdown, priority=priority)
 
 
-def play_scrim(match_id: int, countdown: float | None = None) -> None:
-    send_on_commit(PLAY_SCRIM, match_id, countdown=countdown)
+def play_scrim(match_id: int, countdown: float | None = None, priority: int | None = None) -> None:
+    send_on_commit(PLAY_SCRIM, match_id, countdown=countdown, priority=priority)
 
 
-def play(match_id: int, kind: str, countdown: float | None = None) -> None:
-    """Send a match (again) to the queue its kind plays on: validations and scrims have their own."""
+def play(match_id: int, kind: str, countdown: float | None = None, resent: bool = False) -> None:
+    """Send a match (again) to the queue its kind plays on: validations and scrims have their own. A match `resent`
+    (its run died, broke or was handed back, or its message was lost) jumps ahead of the fresh matches there."""
     send = {"validation": play_validation, "scrim": play_scrim}.get(kind, play_match)
-    send(match_id, countdown=countdown)
+    send(match_id, countdown=countdown, priority=RESEND_PRIORITY if resent else None)
 
 
 def release_scrims() -> None:

@@ -70,9 +70,26 @@ def sent(monkeypatch):
     """Record the Celery tasks queued (short name and arguments) instead of sending them to a broker."""
     from league.arena import queue
 
-    calls: list[tuple[str, tuple]] = []
-    monkeypatch.setattr(queue, "_send", lambda name, args, countdown: calls.append((name.rpartition(".")[2], args)))
+    calls = SentTasks()
+
+    def send(name: str, args: tuple, countdown: float | None, priority: int | None = None) -> None:
+        calls.append((name.rpartition(".")[2], args))
+        calls.options.append({"countdown": countdown, "priority": priority})
+
+    monkeypatch.setattr(queue, "_send", send)
     return calls
+
+
+class SentTasks(list):
+    """The tasks sent, as (short name, arguments); `options` holds each one's countdown and priority, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.options: list[dict] = []
+
+    def clear(self) -> None:
+        super().clear()
+        self.options.clear()
 
 
 @pytest.fixture

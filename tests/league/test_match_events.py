@@ -63,11 +63,12 @@ def test_a_handler_that_fails_leaves_nothing_stored(house_match, sent, monkeypat
 
 def test_a_match_given_up_is_told_with_its_reason(house_match, sent, heard, settings):
     settings.ARENA_MATCH_MAX_ATTEMPTS = 1
-    Match.objects.filter(pk=house_match.pk).update(attempts=1)  # its one attempt died without a trace
+    # its runs' workers all died without a trace
+    Match.objects.filter(pk=house_match.pk).update(attempts=matches.MAX_SILENT_RUNS)
     assert matches.play(house_match.pk, worker="test:1") is False
     [(what, payload)] = heard
     assert what == "failed" and payload["match"].pk == house_match.pk
-    assert "gave up after 1 attempts" in payload["reason"]
+    assert f"gave up after {matches.MAX_SILENT_RUNS} runs whose workers stopped" in payload["reason"]
     assert Match.objects.get(pk=house_match.pk).status == Match.Status.FAILED
 
 

@@ -91,10 +91,8 @@ def test_a_scrim_whose_match_failed_for_good_is_told(alice, bob, make_version, s
     ace, bee = make_version(alice, "ace"), make_version(bob, "bee")
     scrim = scrims.request_scrim(alice, ace.bot, bee.bot, 10)
     (match,) = scrims.release()
-    settings.ARENA_MATCH_MAX_ATTEMPTS = 1
-    Match.objects.filter(pk=match.pk).update(attempts=1, status="running", heartbeat_at=None)
-    Match.objects.filter(pk=match.pk).update(status="queued")
-    assert not matches.play(match.pk, worker="test:1")  # its one attempt is spent: given up
+    Match.objects.filter(pk=match.pk).update(attempts=matches.MAX_SILENT_RUNS)  # its workers all died
+    assert not matches.play(match.pk, worker="test:1")  # given up
     ((kind, text, url),) = told(alice)
     assert kind == "scrim-finished" and "stopped: the server could not play" in text
     assert url == reverse("scrim", args=[scrim.pk])

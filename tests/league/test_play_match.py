@@ -2,6 +2,7 @@
 
 import pytest
 
+from league.arena import queue
 from league.arena.models import Game, LogTampered, Match
 from league.arena.play import matches
 from league.arena.uploads.house import house_version
@@ -68,6 +69,8 @@ def test_a_broken_runner_puts_the_match_back(
     house_match.refresh_from_db()
     assert house_match.status == "queued" and "disk full" in house_match.error
     assert sent == [("play_match", (house_match.pk,))]
+    assert sent.options == [{"countdown": 10, "priority": queue.RESEND_PRIORITY}]  # ahead of fresh ones, when due
+    assert house_match.retry_due_at is not None
     settings.ARENA_MATCH_MAX_ATTEMPTS = 2
     with pytest.raises(OSError):
         matches.play(house_match.pk, worker="test:1")

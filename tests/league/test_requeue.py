@@ -48,3 +48,52 @@ def test_a_lost_validation_goes_back_to_the_validation_queue(db, sent, settings,
     with django_capture_on_commit_callbacks(execute=True):
         assert matches.requeue_lost() == 1
     assert sent == [("play_validation", (lost.pk,))]
+
+
+def test_a_dead_match_goes_back_to_the_queue_ahead_of_fresh_ones_and_is_sent_once(
+    db, sent, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    settings.ARENA_MATCH_LEASE_SECONDS = 5
+    old = timezone.now() - timedelta(seconds=30)
+    dead = Match.objects.create(
+        kind="tournament", game="face-to-face", games=1, seed="c", queued_at=old, status="running", heartbeat_at=old,
+        claimed_by="w1@host:7", claim_token="00000000-0000-0000-0000-000000000007", attempts=1,
+    )  # fmt: skip
+    with django_capture_on_commit_callbacks(execute=True):
+        assert matches.requeue_lost() == 1
+    dead.refresh_from_db()
+    assert (dead.status, dead.claim_token, dead.attempts) == ("queued", None, 1)  # shown waiting, not running
+    assert dead.resent_at is not None and "worker w1@host:7 sent no heartbeat for 30 s" in dead.error
+    assert sent == [("play_match", (dead.pk,))] and sent.options[0]["priority"] == queue.RESEND_PRIORITY
+    monkeypatch.setattr(queue, "waiting", lambda name: 1)  # its re-send still waits in the queue
+    Match.objects.filter(pk=dead.pk).update(queued_at=old)
+    assert matches.requeue_lost() == 0
+
+
+def test_a_planned_retry_keeps_its_backoff(db, sent, settings, django_capture_on_commit_callbacks):
+    match = Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="r")
+    token = match.claim("w1@host:7", timedelta(seconds=5))
+    assert match.release(token, "attempt 1: the match runner failed", give_up=False, retry_in=20)
+    Match.objects.filter(pk=match.pk).update(queued_at=timezone.now() - timedelta(seconds=10))
+    assert matches.requeue_lost() == 0  # its retry is held by a worker for its countdown: not lost
+    Match.objects.filter(pk=match.pk).update(retry_due_at=timezone.now() - timedelta(seconds=10))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert matches.requeue_lost() == 1  # due long ago and nowhere in the queue: its message was lost
+    assert sent.options == [{"countdown": None, "priority": queue.RESEND_PRIORITY}]
+
+
+def test_on_redis_a_resent_match_is_taken_before_fresh_ones(settings):
+    if not settings.CELERY_BROKER_URL.startswith("redis://"):
+        pytest.skip("priorities are Redis's; the filesystem broker of development has none")
+    name = settings.CELERY_TASK_DEFAULT_QUEUE
+    with queue.app.connection_for_write() as connection:
+        channel = connection.default_channel
+        channel.queue_purge(name)
+        try:
+            queue._send(queue.PLAY_MATCH, (1,), None)
+            queue._send(queue.PLAY_MATCH, (2,), None)
+            queue._send(queue.PLAY_MATCH, (3,), None, queue.RESEND_PRIORITY)
+            taken = [channel.basic_get(name, no_ack=True).headers["argsrepr"] for _ in range(3)]
+        finally:
+            channel.queue_purge(name)
+    assert taken == ["(3,)", "(1,)", "(2,)"]

@@ -118,6 +118,12 @@ class Match(models.Model):
     queued_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    resent_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the upkeep last sent it again (its worker died or its message was lost)."
+    )
+    retry_due_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its planned retry (after a failed run) is due; the upkeep waits for it."
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
 
     objects = MatchQuerySet.as_manager()
@@ -180,20 +186,25 @@ class Match(models.Model):
         """Record progress; False when the claim was lost (another worker took over, or its lease ran out)."""
         return bool(self.held(token, lease).update(heartbeat_at=timezone.now(), games_done=games_done))
 
-    def release(self, token: uuid.UUID, error: str, give_up: bool, own_failure: bool = True) -> bool:
+    def release(
+        self, token: uuid.UUID, error: str, give_up: bool, own_failure: bool = True, retry_in: float | None = None
+    ) -> bool:
         """Hand a match whose run broke (not a bot's fault) back to the queue, or fail it for good.
 
         `own_failure`: the run failed for the match's own sake, which counts toward its cap; otherwise (its worker's
-        environment broke, the database went away) the attempt is not counted at all.
+        environment broke, the database went away) the attempt is not counted at all. `retry_in`: seconds until its
+        retry is due (the upkeep does not take it for lost before).
         """
+        now = timezone.now()
         counted = {"failures": F("failures") + 1} if own_failure else {"attempts": F("attempts") - 1}
         return bool(
             Match.objects.filter(pk=self.pk, claim_token=token, status=self.Status.RUNNING).update(
                 status=self.Status.FAILED if give_up else self.Status.QUEUED,
                 claim_token=None,
                 error=error,
-                queued_at=timezone.now(),
-                finished_at=timezone.now() if give_up else None,
+                queued_at=now,
+                finished_at=now if give_up else None,
+                retry_due_at=None if retry_in is None else now + timedelta(seconds=retry_in),
                 **counted,
             )
         )

@@ -175,7 +175,7 @@ def _abandon(match: Match, token: uuid.UUID, why: str) -> None:
     reason = storable_text(f"attempt {match.attempts}: {why}; played again")
     with transaction.atomic():
         if match.release(token, reason, give_up=False, own_failure=False):
-            queue.play(match.pk, match.kind)
+            queue.play(match.pk, match.kind, resent=True)
 
 
 def _hand_back(match: Match, token: uuid.UUID, error: Exception) -> None:
@@ -197,7 +197,7 @@ def _run_failed(match: Match, token: uuid.UUID, versions: list[BotVersion], erro
     log.error("match %s: %s; handed back uncounted, for a healthy worker", match.pk, reason)
     with transaction.atomic():
         if match.release(token, reason, give_up=False, own_failure=False):
-            queue.play(match.pk, match.kind)
+            queue.play(match.pk, match.kind, resent=True)
     raise hosts.HostSick(sickness) from error
 
 
@@ -211,8 +211,9 @@ def _runner_broke(match: Match, token: uuid.UUID, versions: list[BotVersion], er
         _give_up(match, token, versions, reason)
         return
     with transaction.atomic():
-        if match.release(token, reason, give_up=False):
-            queue.play(match.pk, match.kind, countdown=10 * failures)
+        retry_in = 10 * failures
+        if match.release(token, reason, give_up=False, retry_in=retry_in):
+            queue.play(match.pk, match.kind, countdown=retry_in, resent=True)
 
 
 def _give_up(match: Match, token: uuid.UUID, versions: list[BotVersion], reason: str) -> None:
@@ -244,19 +245,27 @@ def requeue_lost() -> int:
 
 
 def requeue_dead() -> int:
-    """Send again the running matches whose heartbeat stopped (their worker was killed or its machine is gone)."""
+    """Hand back, and send again ahead of fresh matches, the running matches whose heartbeat stopped (their worker
+    was killed, frozen, or its machine is gone). The match is queued again at once, its dead claim dropped: the
+    page shows it waiting, not running, and from then on `requeue_unsent` alone decides whether its message is
+    lost, so it is not sent again while this re-send still waits."""
     now = timezone.now()
-    stale = now - lease()
-    # Stamping queued_at first means two sweepers cannot both re-send the same match, and one is re-sent once a lease.
-    dead = Q(status=Match.Status.RUNNING, heartbeat_at__lt=stale, queued_at__lt=stale)
+    dead = Q(status=Match.Status.RUNNING, heartbeat_at__lt=now - lease())
     sent = 0
-    for pk, kind, worker, beat in Match.objects.filter(dead).values_list("pk", "kind", "claimed_by", "heartbeat_at")[
-        :1000
-    ]:
-        if Match.objects.filter(dead, pk=pk).update(queued_at=now):
-            queue.play(pk, kind)
+    for pk, kind, worker, beat, attempt in Match.objects.filter(dead).values_list(
+        "pk", "kind", "claimed_by", "heartbeat_at", "attempts"
+    )[:1000]:
+        silent = (now - beat).total_seconds()
+        error = f"attempt {attempt}: worker {worker} sent no heartbeat for {silent:.0f} s (killed?); played again"
+        with transaction.atomic():
+            # Conditional on the same stale heartbeat: two upkeeps, or a claim meanwhile, leave it to the first.
+            back = Match.objects.filter(dead, pk=pk, heartbeat_at=beat).update(
+                status=Match.Status.QUEUED, claim_token=None, queued_at=now, resent_at=now, error=error
+            )
+            if back:
+                queue.play(pk, kind, resent=True)
+        if back:
             sent += 1
-            silent = (now - beat).total_seconds()
             log.warning("match %s: worker %s sent no heartbeat for %.0f s (killed?); match re-sent", pk, worker, silent)
     return sent
 
@@ -267,18 +276,21 @@ def requeue_unsent(queue_name: str, kinds: list[str]) -> int:
     A queued match older than UNSENT_GRACE whose queue is empty has no message anywhere (a reserved one is claimed
     within milliseconds): the broker restarted empty, or a worker took it and died before claiming. Sending one that
     does have a message (a retry waiting for its countdown, one a busy worker prefetched) costs a duplicate, which its
-    claim turns away.
+    claim turns away. A match whose planned retry is not yet due (its message is held by a worker for its
+    countdown, not in the queue) is not lost.
     """
     waiting = queue.waiting(queue_name)
     if waiting is None or waiting > 0:
         return 0
     now = timezone.now()
-    lost = Q(status=Match.Status.QUEUED, kind__in=kinds, queued_at__lt=now - UNSENT_GRACE)
+    due = Q(retry_due_at__isnull=True) | Q(retry_due_at__lt=now - UNSENT_GRACE)  # a planned retry keeps its backoff
+    lost = Q(status=Match.Status.QUEUED, kind__in=kinds, queued_at__lt=now - UNSENT_GRACE) & due
     sent = []
     for pk, kind in Match.objects.filter(lost).values_list("pk", "kind")[:1000]:
-        if Match.objects.filter(lost, pk=pk).update(queued_at=now):
-            queue.play(pk, kind)
-            sent.append(pk)
+        with transaction.atomic():
+            if Match.objects.filter(lost, pk=pk).update(queued_at=now, resent_at=now):
+                queue.play(pk, kind, resent=True)
+                sent.append(pk)
     if sent:
         shown = ", ".join(str(pk) for pk in sent[:20]) + (", ..." if len(sent) > 20 else "")
         log.warning(
