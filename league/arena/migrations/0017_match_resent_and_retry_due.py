@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("arena", "0015_worker_health"),
+        ("arena", "0016_bot_forfeit_pause"),
     ]
 
     operations = [
