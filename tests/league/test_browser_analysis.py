@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 from django.urls import reverse
-from replay_helpers import sample_log, store_game, versions_for
+from replay_helpers import rejected_log, sample_log, store_game, versions_for
 from test_browser_replay import wait_for
 
 from league.arena import queue
@@ -24,6 +24,12 @@ from tests.league.browser import (
 )
 
 pytestmark = NEEDS_CHROMIUM
+
+SUGGESTED = """async () => {
+  const body = await (await fetch(document.getElementById("replay-analysis").dataset.url)).json();
+  const differs = body.turns.find((turn) => turn.best !== turn.played);
+  return differs ? differs.turn : 5;
+}"""
 
 # The chart is drawn as wide as its box (its labels keep their size on a phone): redrawn after a resize.
 REDRAWN = """Math.abs(document.querySelector("#analysis-chart svg").viewBox.baseVal.width
@@ -48,7 +54,7 @@ def test_analyse_shows_the_chart_the_marks_and_the_accuracy(
     from playwright.sync_api import sync_playwright
 
     owners = [django_user_model.objects.create_user(name, password="x") for name in ("alice", "bob")]
-    log = sample_log("face-to-face")
+    log = rejected_log(sample_log("face-to-face"), 12)  # 12 turns, then an illegal one: a short analysis
     game = store_game(log, versions_for(log, owners, make_version))
     login = Client()
     login.force_login(owners[1])
@@ -74,14 +80,16 @@ def test_analyse_shows_the_chart_the_marks_and_the_accuracy(
         accuracy = page.locator("[data-accuracy-seat='0']").text_content()
         assert accuracy.startswith("accuracy ") and accuracy.endswith("%")
         assert "Analysed at up to 2 rollouts a turn" in page.locator("#analysis-status").text_content()
-        points.nth(4).dispatch_event("click")
-        assert page.evaluate("location.hash") == "#turn=5"
-        assert page.locator("#replay-command").text_content().endswith("--turn 5")
-        assert page.locator("#turn-analysis").text_content().startswith("Turn 5, ")
+        shown = page.evaluate(SUGGESTED)  # the first turn where the expert would have played otherwise, if any
+        points.nth(shown - 1).dispatch_event("click")
+        assert page.evaluate("location.hash") == f"#turn={shown}"
+        assert page.locator("#replay-command").text_content().endswith(f"--turn {shown}")
+        assert page.locator("#turn-analysis").text_content().startswith(f"Turn {shown}, ")
         show = page.locator("#turn-analysis button")
         if show.count():  # the expert played otherwise: its turn is shown on demand
             show.click()
             assert page.locator("#turn-analysis .best-turn .suggested.best").count() == 1
+            assert page.locator("#replay-board .expert-play .ghost").count() >= 1, "drawn on the board too"
         for size, viewport in SIZES.items():
             page.set_viewport_size(viewport)
             wait_for(page, REDRAWN)

@@ -116,8 +116,24 @@
     return node;
   }
 
+  // The expert's turn drawn on the board: beside each pile it would have played on, the cards it would have put there.
+  function drawBestOnBoard(figures) {
+    board.querySelectorAll(".expert-play").forEach((node) => node.remove());
+    if (!figures || !showBest || figures.best === figures.played) return;
+    const byPile = new Map();
+    for (const [card, pile] of playsOf(figures.best)) byPile.set(pile, [...(byPile.get(pile) || []), card]);
+    for (const [pile, cards] of byPile) {
+      const side = board.querySelector(`[data-pile="${CSS.escape(pile)}"] .pile-side`);
+      if (!side) continue;
+      const note = el("p", "expert-play small", "expert: ");
+      cards.forEach((card) => note.append(el("span", "playing-card small-card ghost", card)));
+      side.prepend(note);
+    }
+  }
+
   function showTurnAnalysis() {
     const figures = byTurn.get(position.t);
+    drawBestOnBoard(figures);
     turnAnalysis.replaceChildren();
     turnAnalysis.hidden = !figures;
     if (!figures) return;
