@@ -25,6 +25,10 @@ web)
     if [ "${MIGRATE_ON_START:-false}" = true ]; then
         python manage.py migrate --noinput
     fi
+    # /metrics/'s request latency adds up every gunicorn worker's samples from this folder (prometheus-client's
+    # multiprocess mode); a fresh one each start, so no dead worker's samples linger.
+    PROMETHEUS_MULTIPROC_DIR="$(mktemp -d /tmp/arena-metrics.XXXXXX)"
+    export PROMETHEUS_MULTIPROC_DIR
     exec gunicorn league.wsgi \
         --bind "0.0.0.0:${PORT:-8000}" \
         --workers "${WEB_CONCURRENCY:-2}" \

@@ -14,6 +14,7 @@ CACHE_TIMEOUT (default 300 s) bounds how long a fragment is kept even if no chan
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -58,6 +59,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "league.arena.lib.middleware.RequestSizeLimit",  # first: refuses an oversized body before anything reads it
+    "league.arena.lib.request_metrics.RequestLatency",  # /metrics/'s request latency, nearly the whole request
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # the admin's CSS and JS, also without a front proxy
@@ -373,6 +375,14 @@ ARENA_ANALYSES_PER_DAY = env_int("ARENA_ANALYSES_PER_DAY", 20, minimum=0)
 ARENA_ANALYSIS_ROLLOUTS = env_int("ARENA_ANALYSIS_ROLLOUTS", 256, minimum=2)
 ARENA_ANALYSIS_LEASE_SECONDS = env_int("ARENA_ANALYSIS_LEASE_SECONDS", 120, minimum=10)
 ARENA_RATING_PRIOR_GAMES = env_float("ARENA_RATING_PRIOR_GAMES", 2.0, minimum=1e-6)  # 0 would let ratings diverge
+# /metrics/ (league/arena/ops/metrics.py) answers a request with this bearer token, or from these addresses or
+# networks (comma-separated, e.g. 10.0.0.0/8,127.0.0.1); with neither, nobody.
+ARENA_METRICS_TOKEN = env_str("ARENA_METRICS_TOKEN", "")
+ARENA_METRICS_ALLOWED_IPS = env_list("ARENA_METRICS_ALLOWED_IPS", [])
+try:
+    ARENA_METRICS_ALLOWED_NETWORKS = [ipaddress.ip_network(item, strict=False) for item in ARENA_METRICS_ALLOWED_IPS]
+except ValueError as error:
+    raise ImproperlyConfigured(f"ARENA_METRICS_ALLOWED_IPS: {error}") from None
 
 # --- The REST API (league/api/) ---------------------------------------------------------------
 # Rates are "N/second|minute|hour|day"; counted in the "default" cache (per process unless CACHE_URL is shared).

@@ -15,6 +15,7 @@ from league.arena.ladder import views as ladder_views
 from league.arena.notifications import views as notification_views
 from league.arena.ops import views as ops_views
 from league.arena.ops.health import healthz
+from league.arena.ops.metrics import metrics_view
 from league.arena.play import views as play_views
 from league.arena.profiles import views as profile_views
 from league.arena.scrims import views as scrim_views
@@ -88,6 +89,7 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=static("arena/favicon.svg"), permanent=False)),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("metrics/", metrics_view, name="metrics"),
     path("api/", include(("league.api.urls", "api"))),
     path("account/tokens/", tokens_page, name="api-tokens"),
     path("notifications/", notification_views.notification_list, name="notifications"),

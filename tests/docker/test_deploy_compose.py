@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 from deploy_files import (
     COMPOSE,
     DOCKER,
@@ -29,7 +30,8 @@ ARENA_SERVICES = {"migrate", "web", "worker", "beat"}
 
 def test_the_services_are_the_deployment_the_operators_guide_describes():
     services = compose()["services"]
-    assert set(services) == ARENA_SERVICES | {"db", "redis"}
+    assert set(services) == ARENA_SERVICES | {"db", "redis", "prometheus"}
+    assert services["prometheus"]["profiles"] == ["metrics"]  # optional: only with --profile metrics
     assert set(arena_services()) == ARENA_SERVICES
     assert re.fullmatch(r"postgres:1[56](-bookworm)?", services["db"]["image"])
     assert services["redis"]["image"].startswith("redis:")
@@ -69,7 +71,26 @@ def test_named_volumes_hold_the_database_the_broker_and_the_clock():
             assert not source.startswith(("/", ".")), f"{name} mounts a host path {source}: use a named volume"
             assert source in declared, f"{name} uses an undeclared volume {source}"
             used[name] = target
-    assert used == {"db": "/var/lib/postgresql/data", "redis": "/data", "beat": "/var/lib/arena"}
+    assert used == {
+        "db": "/var/lib/postgresql/data",
+        "redis": "/data",
+        "beat": "/var/lib/arena",
+        "prometheus": "/prometheus",
+    }
+
+
+def test_the_optional_prometheus_scrapes_the_metrics_with_the_token():
+    document = compose()
+    prometheus = document["services"]["prometheus"]
+    (config,) = prometheus["configs"]
+    scrape_file = COMPOSE.parent / document["configs"][config["source"]]["file"]
+    (job,) = yaml.safe_load(scrape_file.read_text())["scrape_configs"]
+    assert job["metrics_path"] == "/metrics/" and job["static_configs"] == [{"targets": ["web:8000"]}]
+    (secret,) = prometheus["secrets"]
+    assert job["authorization"] == {"type": "Bearer", "credentials_file": f"/run/secrets/{secret}"}
+    assert document["secrets"][secret] == {"environment": "ARENA_METRICS_TOKEN"}
+    assert "ARENA_METRICS_TOKEN" in settings_variables()
+    assert prometheus["ports"][0].startswith("127.0.0.1:")  # its page is not published beyond the host
 
 
 def test_every_build_names_a_stage_of_the_dockerfile():
