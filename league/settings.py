@@ -242,8 +242,10 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("ARENA_QUEUE", "arena")
 # below everything else: they are put on it only while no ladder, tournament or validation match waits, a few at a time
 # (league/arena/scrims/requests.py). The short control tasks (refits, finishing tournaments, the clock's periodic ones,
 # the upkeep above all) have one too, and on Redis the highest priority (0; matches have 6), so a worker takes them
-# before its next match however many a tournament queued. Game analyses (league/arena/analysis) have the lowest: their
-# own queue and, on Redis, priority 9, so a worker that consumes every queue plays every waiting match first.
+# before its next match however many a tournament queued. Game analyses (league/arena/analysis) have a queue of their
+# own, so an operator can run them on workers of their own (or keep them off the machines that play matches), and on
+# Redis the lowest priority (9): Redis workers ask for every queue they consume by priority first, so a worker that
+# consumes matches too takes any waiting match before an analysis.
 # A worker without --queues consumes all.
 ARENA_VALIDATION_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.validation"
 ARENA_SCRIM_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.scrim"
