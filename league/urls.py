@@ -77,6 +77,7 @@ urlpatterns = [
         name="tournament-action",
     ),
     path("staff/machinery/", ops_views.machinery_page, name="machinery"),
+    path("staff/machinery/live/", ops_views.machinery_live, name="machinery-live"),
     path("matches/<int:match_id>/", play_views.match_page, name="match"),
     path("games/<int:game_id>/", play_views.replay_page, name="game"),
     path("games/<int:game_id>/log.json", play_views.game_log, name="game-log"),

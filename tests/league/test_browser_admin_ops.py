@@ -85,6 +85,10 @@ def test_staff_pages_fit_and_a_tournament_is_cancelled_by_keyboard(live_server, 
                     assert not offenders, f"{name} at {size['width']} px: {offenders[:5]}"
                 page.close()
 
+            machinery = browser.new_page(viewport=LAPTOP)  # open beside, to see it follow the cancellation
+            log_in(machinery, live_server.url, "root")
+            machinery.goto(live_server.url + reverse("machinery"))
+            expect(machinery.locator("#running")).to_have_text("Matches running (1)")
             page = browser.new_page(viewport=PHONE)
             log_in(page, live_server.url, "root")
             page.goto(live_server.url + cup.get_absolute_url())
@@ -98,6 +102,8 @@ def test_staff_pages_fit_and_a_tournament_is_cancelled_by_keyboard(live_server, 
             expect(page.locator("#standings .badge").first).to_have_text("cancelled")
             expect(page.locator("#standings")).to_contain_text("0 of 1500 games played")  # the dropped run counts 0
             page.screenshot(path=str(artifacts / "tournament-cancelled-phone.png"), full_page=True)
+            # no reload: the machinery page fetches its figures every 5 s
+            expect(machinery.locator("#running")).to_have_text("Matches running (0)", timeout=15_000)
         finally:
             browser.close()
     cup.refresh_from_db()

@@ -115,3 +115,15 @@ def test_a_match_is_claimed_under_the_celery_nodes_name_or_the_host_outside_a_wo
     tasks.play_match(match.pk)  # called as a function: no worker, no node name
     match.refresh_from_db()
     assert match.claimed_by == f"{socket.gethostname()}:{os.getpid()}"
+
+
+def test_the_page_updates_itself_from_its_live_fragment(client, staff_client):
+    page = staff_client.get(reverse("machinery")).content.decode()
+    live_url = reverse("machinery-live")
+    assert f'data-live="on" data-live-every="5000" data-live-url="{live_url}"' in page
+    running = a_match(status="running", claimed_by="gamma@host:13", started_at=timezone.now())
+    fragment = staff_client.get(live_url).content.decode().strip()
+    assert fragment.startswith('<section id="machinery"') and fragment.endswith("</section>")  # what site.js swaps
+    assert f"#{running.pk}" in fragment and "gamma@host:13" in fragment and "<h1>" not in fragment
+    client.logout()
+    assert client.get(live_url).status_code == 302  # staff only, like the page

@@ -10,9 +10,8 @@ from django.shortcuts import render
 from league.arena.ops import machinery
 
 
-@staff_member_required
-def machinery_page(request: HttpRequest) -> HttpResponse:
-    context = {
+def _machinery() -> dict:
+    return {
         "queues": machinery.queue_lengths(),
         "running": machinery.running_matches(),
         "workers": machinery.worker_beats(),
@@ -21,4 +20,14 @@ def machinery_page(request: HttpRequest) -> HttpResponse:
         "refits": machinery.refit_times(),
         "broker": settings.CELERY_BROKER_URL.partition("://")[0],
     }
-    return render(request, "arena/machinery.html", context)
+
+
+@staff_member_required
+def machinery_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "arena/machinery.html", _machinery())
+
+
+@staff_member_required
+def machinery_live(request: HttpRequest) -> HttpResponse:
+    """The page's figures alone, which site.js fetches every few seconds to replace them in place."""
+    return render(request, "arena/_machinery.html", _machinery())
