@@ -372,7 +372,8 @@ ARENA_SCRIM_IN_FLIGHT = env_int("ARENA_SCRIM_IN_FLIGHT", 2, minimum=1)  # scrim 
 ARENA_SCRIM_MAX_BACKLOG = env_int("ARENA_SCRIM_MAX_BACKLOG", 0, minimum=0)
 # Game analyses (league/arena/analysis): how many a user may ask for in any 24 hours (analyses someone already asked
 # for are shared and free; 0 turns asking off), the rollouts per turn at most (the precision every page and the API
-# use; bots.analysis), and how old a running analysis's heartbeat may get before another worker takes it over.
+# use; bots.analysis), and how old a running analysis's heartbeat (or a queued one's message) may get before the
+# upkeep sends it again.
 ARENA_ANALYSES_PER_DAY = env_int("ARENA_ANALYSES_PER_DAY", 20, minimum=0)
 ARENA_ANALYSIS_ROLLOUTS = env_int("ARENA_ANALYSIS_ROLLOUTS", 256, minimum=2)
 ARENA_ANALYSIS_LEASE_SECONDS = env_int("ARENA_ANALYSIS_LEASE_SECONDS", 120, minimum=10)

@@ -35,11 +35,16 @@ def game(alice, bob, make_version):
     return store_game(log, versions_for(log, [alice, bob], make_version))
 
 
-def test_the_task_stores_an_analysis_that_everyone_then_shares(game, alice, bob, sent, ask):
+def test_the_task_stores_an_analysis_that_everyone_then_shares(game, alice, bob, sent, ask, monkeypatch):
+    monkeypatch.setattr(runs, "PROGRESS_EVERY_SECONDS", 0)
+    kept = []
+    progress = GameAnalysis.progress
+    monkeypatch.setattr(GameAnalysis, "progress", lambda self, *args: kept.append(args[1:]) or progress(self, *args))
     analysis, queued = ask(alice, game)
     assert queued and sent == [("analyse_game", (analysis.pk,))]
     assert (analysis.status, analysis.turns_done, analysis.turns_total) == ("queued", 0, game.turns)
     assert runs.run(analysis.pk)
+    assert kept == [(done, game.turns) for done in range(1, game.turns + 1)], "the page's bar follows every turn"
     analysis.refresh_from_db()
     assert analysis.status == "done" and analysis.claim_token is None
     assert analysis.turns_done == analysis.turns_total == game.turns
@@ -122,3 +127,46 @@ def test_a_bots_page_lists_its_costliest_marked_turns(game, alice, sent, ask):
         (3, "mistake", 12.0),
     ]
     assert worst[0]["url"] == f"/games/{game.pk}/#turn=9"
+
+
+def test_a_log_that_no_longer_replays_fails_the_analysis_with_the_reason(game, alice, sent, ask):
+    analysis, _ = ask(alice, game)
+    log = game.verified_log()
+    log["turns"][3]["plays"] = log["turns"][4]["plays"]
+    type(game).objects.filter(pk=game.pk).update(log_zlib=type(game).compress_log(log))
+    assert runs.run(analysis.pk)
+    analysis.refresh_from_db()
+    assert analysis.status == "failed" and "does not replay" in analysis.error and analysis.result is None
+
+
+def test_the_upkeep_resends_lost_analyses_a_lease_apart(
+    game, alice, sent, ask, monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from league.arena import queue
+
+    monkeypatch.setattr(queue, "waiting", lambda name: 0)
+
+    def resend_lost():
+        with django_capture_on_commit_callbacks(execute=True):
+            return runs.resend_lost()
+
+    analysis, _ = ask(alice, game)
+    assert resend_lost() == 0, "just asked for: its message is on its way"
+    old = timezone.now() - timedelta(seconds=settings.ARENA_ANALYSIS_LEASE_SECONDS + 1)
+    GameAnalysis.objects.filter(pk=analysis.pk).update(created=old)
+    with monkeypatch.context() as busy:
+        busy.setattr(queue, "waiting", lambda name: 3)
+        assert resend_lost() == 0, "messages still wait in the queue: none is lost"
+    assert resend_lost() == 1 and resend_lost() == 0
+    token = analysis.claim(timedelta(seconds=settings.ARENA_ANALYSIS_LEASE_SECONDS))
+    assert token is not None
+    GameAnalysis.objects.filter(pk=analysis.pk).update(heartbeat_at=old)  # its worker died
+    assert resend_lost() == 1
+    analysis.refresh_from_db()
+    assert (analysis.status, analysis.claim_token) == ("queued", None)
+    assert not analysis.progress(token, 1, game.turns), "the dead worker's claim is gone"
+    assert [name for name, _ in sent] == ["analyse_game"] * 3

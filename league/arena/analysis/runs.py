@@ -10,11 +10,13 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 import games
 from bots.analysis.analyse import analyse_log
 from bots.analysis.rollouts import Precision
+from league.arena import queue
 from league.arena.models import GameAnalysis, LogTampered
 
 log = logging.getLogger(__name__)
@@ -88,3 +90,25 @@ def _finish(analysis: GameAnalysis, token: uuid.UUID, **fields: object) -> bool:
                 claim_token=None, finished_at=timezone.now(), **fields
             )
         )
+
+
+def resend_lost() -> int:
+    """Send again (the upkeep) the analyses whose worker stopped beating, and, while the analysis queue is empty, the
+    queued ones whose message is lost; each waits a lease between two sends. Claiming keeps a duplicate harmless."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.ARENA_ANALYSIS_LEASE_SECONDS)
+    lost = Q(status=GameAnalysis.Status.RUNNING, heartbeat_at__lt=stale)
+    if queue.waiting(settings.ARENA_ANALYSIS_QUEUE) == 0:
+        unsent = Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True, created__lt=stale)
+        lost |= Q(status=GameAnalysis.Status.QUEUED) & unsent
+    sent = 0
+    for pk in GameAnalysis.objects.filter(lost).values_list("pk", flat=True)[:100]:
+        with transaction.atomic():
+            # Queued again, its dead claim dropped, and marked as sent now so the next upkeep leaves it a lease.
+            back = {"status": GameAnalysis.Status.QUEUED, "claim_token": None, "heartbeat_at": now}
+            if GameAnalysis.objects.filter(lost, pk=pk).update(**back):
+                queue.analyse_game(pk)
+                sent += 1
+    if sent:
+        log.warning("%s analyses re-sent: their worker stopped or their message was lost", sent)
+    return sent

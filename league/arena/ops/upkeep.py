@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 
+from league.arena.analysis import runs as analyses
 from league.arena.ladder import refits
 from league.arena.notifications import delivery as notices
 from league.arena.play import matches
@@ -26,6 +27,7 @@ def run() -> dict[str, int]:
         "refits resumed": refits.resume_stale(),  # asked for, but nobody holds a live claim
         "validations released": validations.release_all(),  # waiting behind a lost validation_finished
         "notification e-mails re-sent": notices.resend_lost(),  # asked for an hour ago, neither sent nor given up
+        "analyses re-sent": analyses.resend_lost(),  # worker dead (heartbeat stopped) or message lost
     }
     if any(done.values()):
         log.info("upkeep: %s", ", ".join(f"{count} {what}" for what, count in done.items() if count))
