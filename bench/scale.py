@@ -70,7 +70,7 @@ NOT_PLANNED = {
     "arena.SeasonStanding",
     "arena.DealPair",
     "arena.SeasonRating",
-    # Nobody has asked for a scrim yet.
+    # Nobody has asked for a scrim yet, nor started a version test.
     "arena.MatchRequest",
     # Nobody has been told anything yet.
     "arena.Notification",
@@ -80,6 +80,8 @@ NOT_PLANNED = {
     "arena.GameOutput",
     # No worker's environment has broken.
     "arena.WorkerHealth",
+    # Nobody has started a version test.
+    "arena.VersionTest",
 }
 
 

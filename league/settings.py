@@ -238,23 +238,27 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = env_str("ARENA_QUEUE", "arena")
 # Validation matches have a queue of their own, so a flood of uploads never waits in front of ladder and tournament
-# matches (nor they in front of a new version). Scrims (owners' unrated match requests) have a queue of their own too,
-# below everything else: they are put on it only while no ladder, tournament or validation match waits, a few at a time
-# (league/arena/scrims/requests.py). The short control tasks (refits, finishing tournaments, the clock's periodic ones,
-# the upkeep above all) have one too, and on Redis the highest priority (0; matches have 6), so a worker takes them
-# before its next match however many a tournament queued. Game analyses (league/arena/analysis) have a queue of their
+# matches (nor they in front of a new version). Version tests' batches have a queue of their own, below those: a batch
+# is put on it only while no ladder, tournament or validation match waits (league/arena/versiontests/running.py).
+# Scrims (owners' unrated match requests) have a queue of their own too, below everything else: they are put on it only
+# while no ladder, tournament, validation or test match waits, a few at a time (league/arena/scrims/requests.py).
+# The short control tasks (refits, finishing tournaments, the clock's periodic ones, the upkeep above all) have one too,
+# and on Redis the highest priority (0; matches have 6), so a worker takes them before its next match however many a
+# tournament queued. Game analyses (league/arena/analysis) have a queue of their
 # own, so an operator can run them on workers of their own (or keep them off the machines that play matches), and on
 # Redis the lowest priority (9): Redis workers ask for every queue they consume by priority first, so a worker that
 # consumes matches too takes any waiting match before an analysis.
 # A worker without --queues consumes all.
 ARENA_VALIDATION_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.validation"
 ARENA_SCRIM_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.scrim"
+ARENA_TEST_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.test"
 ARENA_CONTROL_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.control"
 ARENA_ANALYSIS_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.analysis"
 CELERY_TASK_QUEUES = [
     Queue(CELERY_TASK_DEFAULT_QUEUE),
     Queue(ARENA_VALIDATION_QUEUE),
     Queue(ARENA_SCRIM_QUEUE),
+    Queue(ARENA_TEST_QUEUE),
     Queue(ARENA_CONTROL_QUEUE),
     Queue(ARENA_ANALYSIS_QUEUE),
 ]
@@ -265,6 +269,7 @@ CELERY_TASK_ROUTES = {
     "league.arena.tasks.play_validation": {"queue": ARENA_VALIDATION_QUEUE, **_MATCHES},
     "league.arena.tasks.play_scrim": {"queue": ARENA_SCRIM_QUEUE, **_MATCHES},
     "league.arena.tasks.analyse_game": {"queue": ARENA_ANALYSIS_QUEUE, "priority": 9},
+    "league.arena.tasks.play_test": {"queue": ARENA_TEST_QUEUE, **_MATCHES},
     **{
         f"league.arena.tasks.{name}": _CONTROL
         for name in (
@@ -275,6 +280,7 @@ CELERY_TASK_ROUTES = {
             "schedule_ladder",
             "schedule_challenges",
             "release_scrims",
+            "release_tests",
             "upkeep",
             "send_notification_email",
         )
@@ -297,6 +303,7 @@ CELERY_BEAT_SCHEDULE = {
     "challenges": _every("schedule_challenges", env_int("ARENA_COOP_INTERVAL", 10, minimum=1)),
     "tournaments": _every("start_due_tournaments", 10),
     "scrims": _every("release_scrims", env_int("ARENA_SCRIM_INTERVAL", 10, minimum=1)),
+    "tests": _every("release_tests", env_int("ARENA_TEST_INTERVAL", 10, minimum=1)),
     # Everything a lost task would have done, re-derived from the database (league/arena/ops/upkeep.py).
     "upkeep": _every("upkeep", env_int("ARENA_SWEEP_INTERVAL", 3, minimum=1)),
 }
@@ -377,6 +384,16 @@ ARENA_SCRIM_MAX_BACKLOG = env_int("ARENA_SCRIM_MAX_BACKLOG", 0, minimum=0)
 ARENA_ANALYSES_PER_DAY = env_int("ARENA_ANALYSES_PER_DAY", 20, minimum=0)
 ARENA_ANALYSIS_ROLLOUTS = env_int("ARENA_ANALYSIS_ROLLOUTS", 256, minimum=2)
 ARENA_ANALYSIS_LEASE_SECONDS = env_int("ARENA_ANALYSIS_LEASE_SECONDS", 120, minimum=10)
+# Version tests (league/arena/versiontests/running.py): per user, tests running at once and games played in any
+# 24 hours; the largest game cap of a test; pairs (or shared co-op deals) per batch; batches of one test queued or
+# running at once (so that many workers share it); released only while at most ARENA_TEST_MAX_BACKLOG ladder,
+# tournament or validation matches wait.
+ARENA_TESTS_AT_ONCE = env_int("ARENA_TESTS_AT_ONCE", 2, minimum=0)
+ARENA_TEST_GAMES_PER_DAY = env_int("ARENA_TEST_GAMES_PER_DAY", 20_000, minimum=0)
+ARENA_TEST_MAX_GAMES = env_int("ARENA_TEST_MAX_GAMES", 20_000, minimum=2)
+ARENA_TEST_BATCH_PAIRS = env_int("ARENA_TEST_BATCH_PAIRS", 8, minimum=1)
+ARENA_TEST_IN_FLIGHT = env_int("ARENA_TEST_IN_FLIGHT", 4, minimum=1)
+ARENA_TEST_MAX_BACKLOG = env_int("ARENA_TEST_MAX_BACKLOG", 0, minimum=0)
 ARENA_RATING_PRIOR_GAMES = env_float("ARENA_RATING_PRIOR_GAMES", 2.0, minimum=1e-6)  # 0 would let ratings diverge
 # /metrics/ (league/arena/ops/metrics.py) answers a request with this bearer token, or from these addresses or
 # networks (comma-separated, e.g. 10.0.0.0/8,127.0.0.1); with neither, nobody.
@@ -432,6 +449,7 @@ SPECTACULAR_SETTINGS = {
         "GameEnum": "league.arena.models.GAME_CHOICES",
         "CoopGame": "league.api.coop_serializers.COOP_GAME_CHOICES",
         "ScrimStatus": "league.arena.scrims.requests.State.CHOICES",
+        "VersionTestStatus": "league.arena.models.VersionTest.Status",
     },
 }
 

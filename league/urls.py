@@ -24,6 +24,7 @@ from league.arena.tournaments import actions as tournament_actions
 from league.arena.tournaments import views as tournament_views
 from league.arena.uploads import owner_views, version_views
 from league.arena.uploads import views as upload_views
+from league.arena.versiontests import views as test_views
 
 # LoginView names the site after the request's host (127.0.0.1:8000) unless told otherwise.
 NAMED_AFTER_THE_SITE = {"site_name": settings.SITE_NAME}
@@ -59,6 +60,10 @@ urlpatterns = [
     path("bots/<int:bot_id>/scrims/", profile_views.new_scrim, name="new-scrim"),
     path("scrims/<int:scrim_id>/", scrim_views.scrim_page, name="scrim"),
     path("scrims/<int:scrim_id>/status/", scrim_views.scrim_status, name="scrim-status"),
+    path("bots/<int:bot_id>/tests/", profile_views.new_version_test, name="new-version-test"),
+    path("tests/<int:test_id>/", test_views.test_page, name="version-test"),
+    path("tests/<int:test_id>/status/", test_views.test_status, name="version-test-status"),
+    path("tests/<int:test_id>/cancel/", test_views.cancel_test, name="version-test-cancel"),
     path("ladder/", ladder_views.leaderboard, name="ladder-default"),
     path("ladder/<slug:game>/", coop_views.ladder, name="ladder"),
     path("seasons/<int:season_id>/", coop_views.season_page, name="season"),

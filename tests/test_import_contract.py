@@ -59,7 +59,7 @@ ARENA_LAYERS = [
     {"admin", "apps", "tasks", "management", "templatetags"},  # the app's wiring: registers and runs everything
     {"site", "ops"},  # the home and docs pages; the machinery page and the upkeep, which look at everything
     {"accounts", "profiles"},  # sign-up and passwords; a bot's and an owner's public pages
-    {"scrims", "tournaments", "analysis"},  # analysis: game analyses asked for, run, and asked on a loss
+    {"scrims", "tournaments", "analysis", "versiontests"},  # analyses asked for, run, asked on a loss; version tests
     {"coop"},  # the co-op challenge ladders (rated through the ladder's fit)
     {"uploads", "ladder"},  # bots and versions from upload to the ladder; scheduling, refits, leaderboards
     {"play"},  # claiming, playing and storing a match, and telling whoever handles a stored one

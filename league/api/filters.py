@@ -10,7 +10,7 @@ from django.db.models.lookups import In
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
-from league.arena.models import GAME_CHOICES, Bot, BotVersion, Match, MatchEntry, Tournament
+from league.arena.models import GAME_CHOICES, Bot, BotVersion, Match, MatchEntry, Tournament, VersionTest
 
 
 @extend_schema_field(OpenApiTypes.INT)
@@ -105,3 +105,19 @@ class AnyOf(Lookup):
 
     def as_sqlite(self, compiler: Any, connection: Any) -> tuple[str, tuple]:
         return compiler.compile(In(self.lhs, list(self.rhs)))
+
+
+class VersionTestFilter(django_filters.FilterSet):
+    bot = IdFilter(field_name="bot_id", help_text="The tested bot's id.")
+    status = django_filters.ChoiceFilter(choices=VersionTest.Status.choices)
+    mine = django_filters.BooleanFilter(method="filter_mine", help_text="true: only your own tests.")
+
+    class Meta:
+        model = VersionTest
+        fields = ["bot", "status", "mine"]
+
+    def filter_mine(self, tests: QuerySet, name: str, value: bool) -> QuerySet:
+        user = self.request.user if self.request is not None else None
+        if not value:
+            return tests
+        return tests.filter(owner=user) if user is not None and user.is_authenticated else tests.none()

@@ -9,7 +9,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from league.api import analyses, coop, match_requests, notifications, views
+from league.api import analyses, coop, match_requests, notifications, version_tests, views
 from league.api.errors import NotFoundView
 
 router = DefaultRouter(trailing_slash=True)
@@ -23,6 +23,7 @@ router.register("games", views.GameViewSet, basename="game")
 router.register("leaderboards", views.LeaderboardViewSet, basename="leaderboard")
 router.register("match-requests", match_requests.MatchRequestViewSet, basename="match-request")
 router.register("seasons", coop.SeasonViewSet, basename="season")
+router.register("tests", version_tests.VersionTestViewSet, basename="version-test")
 router.register("notifications", notifications.NotificationViewSet, basename="notification")
 
 urlpatterns = [

@@ -19,3 +19,4 @@ class ArenaConfig(AppConfig):
         from league.arena.scrims import requests  # noqa: F401
         from league.arena.tournaments import starting  # noqa: F401
         from league.arena.uploads import validation  # noqa: F401
+        from league.arena.versiontests import running  # noqa: F401

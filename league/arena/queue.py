@@ -26,6 +26,8 @@ PLAY_MATCH = "league.arena.tasks.play_match"
 PLAY_VALIDATION = "league.arena.tasks.play_validation"  # routed to its own queue (settings.CELERY_TASK_ROUTES)
 PLAY_SCRIM = "league.arena.tasks.play_scrim"  # routed to the scrim queue (settings.CELERY_TASK_ROUTES)
 RELEASE_SCRIMS = "league.arena.tasks.release_scrims"
+PLAY_TEST = "league.arena.tasks.play_test"  # routed to the version tests' queue (settings.CELERY_TASK_ROUTES)
+RELEASE_TESTS = "league.arena.tasks.release_tests"
 REFIT_RATINGS = "league.arena.tasks.refit_ratings"
 FINISH_TOURNAMENT = "league.arena.tasks.finish_tournament"
 SEND_NOTIFICATION_EMAIL = "league.arena.tasks.send_notification_email"
@@ -70,16 +72,26 @@ def play_scrim(match_id: int, countdown: float | None = None, priority: int | No
     send_on_commit(PLAY_SCRIM, match_id, countdown=countdown, priority=priority)
 
 
+def play_test(match_id: int, countdown: float | None = None, priority: int | None = None) -> None:
+    send_on_commit(PLAY_TEST, match_id, countdown=countdown, priority=priority)
+
+
 def play(match_id: int, kind: str, countdown: float | None = None, resent: bool = False) -> None:
-    """Send a match (again) to the queue its kind plays on: validations and scrims have their own. A match `resent`
-    (its run died, broke or was handed back, or its message was lost) jumps ahead of the fresh matches there."""
-    send = {"validation": play_validation, "scrim": play_scrim}.get(kind, play_match)
+    """Send a match (again) to the queue its kind plays on: validations, scrims and version tests have their own. A
+    match `resent` (its run died, broke or was handed back, or its message was lost) jumps ahead of the fresh matches
+    there."""
+    send = {"validation": play_validation, "scrim": play_scrim, "test": play_test}.get(kind, play_match)
     send(match_id, countdown=countdown, priority=RESEND_PRIORITY if resent else None)
 
 
 def release_scrims() -> None:
     """Ask for the next scrim matches to be put on their queue, if the league has room (see scrims/requests.py)."""
     send_on_commit(RELEASE_SCRIMS)
+
+
+def release_tests() -> None:
+    """Ask for the running version tests' next batches to be queued, if the league has room (versiontests/running)."""
+    send_on_commit(RELEASE_TESTS)
 
 
 def refit_ratings(pool_key: str) -> None:
@@ -107,8 +119,12 @@ def analyse_game(analysis_id: int) -> None:
 
 
 def match_queues() -> dict[str, list[str]]:
-    """The queue each kind of match is sent to: validations and scrims have their own (settings.CELERY_TASK_ROUTES)."""
-    own = {settings.ARENA_VALIDATION_QUEUE: Match.Kind.VALIDATION, settings.ARENA_SCRIM_QUEUE: Match.Kind.SCRIM}
+    """The queue each kind of match is sent to: validations, scrims and tests have their own (CELERY_TASK_ROUTES)."""
+    own = {
+        settings.ARENA_VALIDATION_QUEUE: Match.Kind.VALIDATION,
+        settings.ARENA_SCRIM_QUEUE: Match.Kind.SCRIM,
+        settings.ARENA_TEST_QUEUE: Match.Kind.TEST,
+    }
     others = [kind for kind in Match.Kind if kind not in own.values()]
     return {settings.CELERY_TASK_DEFAULT_QUEUE: others, **{name: [kind] for name, kind in own.items()}}
 

@@ -23,6 +23,7 @@ from league.arena.ops import upkeep
 from league.arena.play import hosts, matches
 from league.arena.scrims import requests as scrims
 from league.arena.tournaments import starting as tournaments
+from league.arena.versiontests import running as version_tests
 
 
 def player_name(task: Task) -> str:
@@ -62,6 +63,18 @@ def play_validation(task: Task, match_id: int) -> None:
 )
 def play_scrim(task: Task, match_id: int) -> None:
     play(task, match_id)
+
+
+@shared_task(
+    base=ResilientTask, bind=True, acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_test"
+)
+def play_test(task: Task, match_id: int) -> None:
+    matches.play(match_id, worker=player_name(task))
+
+
+@shared_task(base=ResilientTask, name="league.arena.tasks.release_tests")
+def release_tests() -> None:
+    version_tests.release()
 
 
 @shared_task(base=ResilientTask, name="league.arena.tasks.release_scrims")

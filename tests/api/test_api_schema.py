@@ -54,6 +54,8 @@ def test_the_schema_is_valid_openapi_3(schema):
         "/api/notifications/{id}/read/",
         "/api/notifications/read-all/",
         "/api/notifications/preferences/",
+        "/api/tests/",
+        "/api/tests/{id}/cancel/",
     ):
         assert expected in paths
 
@@ -102,8 +104,22 @@ def test_the_docs_page_loads_nothing_from_another_host(client, db):
 def test_live_get_responses_conform_to_the_schema(league, settings_for_schemathesis):
     """Schemathesis generates GET requests for every read endpoint and checks status codes, content types and
     bodies against the schema; bounded to a few examples each (about half a minute on a loaded machine)."""
+    from league.arena.models import VersionTest
     from league.wsgi import application
 
+    public_test = VersionTest.objects.create(
+        owner=league["ace"].owner,
+        bot=league["ace"],
+        version=league["ace_v1"],
+        base_bot=league["bee"],
+        base_version=league["bee_v1"],
+        max_games=100,
+        batch_pairs=2,
+        seed="s",
+        public=True,
+        counts=[1, 0, 3, 0, 2],
+        history=[[12, 0.3]],
+    )
     api = schemathesis.openapi.from_wsgi("/api/schema/?format=json", application)
     real = {  # half the cases ask for objects that exist, so 200 bodies are checked, not only 404s
         "users": "alice",
@@ -116,6 +132,7 @@ def test_live_get_responses_conform_to_the_schema(league, settings_for_schemathe
         "match-requests": league["scrim"].pk,  # a 401 here (anonymous), as documented
         "seasons": league["season"].pk,
         "notifications": league["notice"].pk,  # a 401 here (anonymous), as documented
+        "tests": public_test.pk,
     }
 
     def existing(case):

@@ -31,6 +31,7 @@ def test_validation_matches_go_to_their_own_queue_and_workers_consume_both():
         settings.CELERY_TASK_DEFAULT_QUEUE,
         settings.ARENA_VALIDATION_QUEUE,
         settings.ARENA_SCRIM_QUEUE,
+        settings.ARENA_TEST_QUEUE,
         settings.ARENA_CONTROL_QUEUE,
         settings.ARENA_ANALYSIS_QUEUE,
     }

@@ -45,6 +45,7 @@ from league.arena.models.notifications import Notification, NotificationSetting
 from league.arena.models.ratings import PairResult, Rating, RatingFit, RatingPoint, ScheduleLock, SeatResult
 from league.arena.models.scrims import MatchRequest
 from league.arena.models.tournaments import Tournament, TournamentEntry
+from league.arena.models.versiontests import VersionTest
 from league.arena.models.workers import WorkerHealth
 
 __all__ = [
@@ -87,6 +88,7 @@ __all__ = [
     "SeatResult",
     "Tournament",
     "TournamentEntry",
+    "VersionTest",
     "WorkerHealth",
     "allowed_condition",
     "default_team_sizes",

@@ -68,6 +68,7 @@ class Match(models.Model):
         TOURNAMENT = "tournament", "tournament"
         EXHIBITION = "exhibition", "exhibition"
         SCRIM = "scrim", "scrim"
+        TEST = "test", "version test"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "queued"
@@ -88,6 +89,14 @@ class Match(models.Model):
         blank=True,
         related_name="matches",
         help_text="The scrim request this match plays a part of (league.arena.scrims).",
+    )
+    version_test = models.ForeignKey(
+        "VersionTest",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="matches",
+        help_text="The version test this match plays a batch of (league.arena.versiontests).",
     )
     versions = models.ManyToManyField(BotVersion, through="MatchEntry", related_name="matches")
     games = models.PositiveIntegerField(validators=[MinValueValidator(1), MaxValueValidator(100_000)])

@@ -23,6 +23,8 @@ from league.arena.scrims import views as scrim_views
 from league.arena.uploads.forms import NewVersionForm
 from league.arena.uploads.intake import UploadRejected, add_version
 from league.arena.uploads.views import UPLOADS_REFUSED, _uploaded
+from league.arena.versiontests import running as version_tests
+from league.arena.versiontests import views as test_views
 from league.arena.web.decorators import per_user, throttled, with_bot
 from league.arena.web.pagination import paginate
 
@@ -35,6 +37,7 @@ def bot_page(request: HttpRequest, bot: Bot) -> HttpResponse:
     context["form"] = NewVersionForm() if context["is_owner"] else None
     context.update(scrim_views.bot_page_part(request, bot))
     context["blunders"] = blunders.worst(bot)
+    context.update(test_views.bot_page_part(request, bot))
     return render(request, "arena/bot.html", context)
 
 
@@ -73,6 +76,7 @@ def new_version(request: HttpRequest, bot: Bot) -> HttpResponse:
     context = bot_pages.page_context(request, bot)
     context["form"] = form
     context.update(scrim_views.bot_page_part(request, bot))
+    context.update(test_views.bot_page_part(request, bot))
     return render(request, "arena/bot.html", context, status=400)
 
 
@@ -120,4 +124,25 @@ def new_scrim(request: HttpRequest, bot: Bot) -> HttpResponse:
     context = bot_pages.page_context(request, bot)
     context["form"] = NewVersionForm()
     context.update(scrim_views.bot_page_part(request, bot, form))
+    context.update(test_views.bot_page_part(request, bot))
+    return render(request, "arena/bot.html", context, status=400)
+
+
+@require_POST
+@login_required
+@with_bot(owner_only=True)
+def new_version_test(request: HttpRequest, bot: Bot) -> HttpResponse:
+    form = test_views.VersionTestForm(request.POST, bot=bot)
+    if form.is_valid():
+        try:
+            test = form.start(request.user)
+        except version_tests.TestRefused as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, f"Test {test.pk} started: {test.version.label} against {test.base_version}.")
+            return redirect(test)
+    context = bot_pages.page_context(request, bot)
+    context["form"] = NewVersionForm()
+    context.update(scrim_views.bot_page_part(request, bot))
+    context.update(test_views.bot_page_part(request, bot, form))
     return render(request, "arena/bot.html", context, status=400)

@@ -3,7 +3,7 @@
 `request_scrim` checks and records a request (`MatchRequest`) within the owner's daily quota; nothing is queued
 yet. `release` turns waiting requests into matches of at most CHUNK_GAMES games on the scrim queue, and only
 while the league has nothing better to do: Redis does not prioritise one queue over another, so "below the
-ladder, tournaments and validations" is kept here instead. A release happens when no more than
+ladder, tournaments, validations and version tests" is kept here instead. A release happens when no more than
 ARENA_SCRIM_MAX_BACKLOG of those matches wait to be played, and puts at most ARENA_SCRIM_IN_FLIGHT scrim matches
 (one per requester, oldest request first) on the queue at a time. Beat calls it every ARENA_SCRIM_INTERVAL
 seconds; a new request and a finished scrim match call it at once.
@@ -43,7 +43,8 @@ from league.arena.play import events, wording
 MAX_GAMES = 100  # per request
 CHUNK_GAMES = 10  # per match: a dead worker loses little, and a long scrim never holds a worker for long
 QUOTA_WINDOW = timedelta(hours=24)
-WAITING_KINDS = [Match.Kind.LADDER, Match.Kind.TOURNAMENT, Match.Kind.VALIDATION]  # the work scrims wait behind
+# the work scrims wait behind: version tests too
+WAITING_KINDS = [Match.Kind.LADDER, Match.Kind.TOURNAMENT, Match.Kind.VALIDATION, Match.Kind.TEST]
 PENDING = [Match.Status.QUEUED, Match.Status.RUNNING]
 LOCK = "scrims"  # the ScheduleLock row one releaser at a time holds
 
@@ -148,7 +149,7 @@ def _check_quota(user_id: int, games: int) -> None:
 
 
 def backlog() -> int:
-    """Ladder, tournament and validation matches waiting for a worker: while they wait, scrims do too."""
+    """Ladder, tournament, validation and version test matches waiting for a worker: while they wait, scrims do too."""
     return Match.objects.filter(kind__in=WAITING_KINDS, status=Match.Status.QUEUED).count()
 
 

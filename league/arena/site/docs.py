@@ -41,6 +41,7 @@ PAGES = [
     DocPage("game-log", "game-log.md", "Game logs", "The JSON log of every game, as replays and downloads use it."),
     DocPage("house-bots", "house-bots.md", "House bots", "What each house bot does and how strong it is."),
     DocPage("analysis", "analysis.md", "Game analysis", "Every turn judged by the expert; replaying a turn locally."),
+    DocPage("sprt", "sprt.md", "Version tests", "Is v2 better than v1? The sequential test that decides it."),
 ]
 BY_SLUG = {page.slug: page for page in PAGES}
 BY_FILENAME = {page.filename: page for page in PAGES}
