@@ -6,7 +6,7 @@ import logging
 import os
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import worker_process_init, worker_process_shutdown, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
 
@@ -27,3 +27,13 @@ def keep_the_pool_process_on_one_cpu(**_: object) -> None:
         cpu = pin_to_one_cpu(getattr(current_process(), "index", 0) or 0)
         if cpu is not None:
             logging.getLogger(__name__).info("pool process %d plays on CPU %d", os.getpid(), cpu)
+
+
+@worker_process_shutdown.connect
+@worker_shutdown.connect
+def remove_the_sandbox_folders(**_: object) -> None:
+    """Stop this process's fork servers and remove their folders (thegame-zygote-* in /dev/shm): a pool process ends
+    by os._exit, which runs no atexit handler, so without this they stayed until the next start found them."""
+    from bots.sandbox import forkserver
+
+    forkserver.stop_all()

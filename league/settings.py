@@ -223,8 +223,11 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         Path(CELERY_BROKER_TRANSPORT_OPTIONS[_key]).mkdir(parents=True, exist_ok=True)
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
-        # A match left unacknowledged by a dead worker comes back after this many seconds.
-        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=60),
+        # A message left unacknowledged by a dead worker comes back after this many seconds. The upkeep recovers lost
+        # work from the database within a lease, so this is only a backstop, and a match's message that comes back
+        # is turned away by its claim. It must stay above the longest countdown the league sends (an e-mail's last
+        # retry waits 8 min): Redis would deliver a message held for its countdown again, and again, meanwhile.
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 600, minimum=60),
     }
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_IGNORE_RESULT = True

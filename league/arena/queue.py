@@ -94,9 +94,9 @@ def release_tests() -> None:
     send_on_commit(RELEASE_TESTS)
 
 
-def refit_ratings(pool_key: str) -> None:
-    """Ask for a refit of the rating pool with this key (league.arena.ladder.pools)."""
-    send_on_commit(REFIT_RATINGS, pool_key)
+def refit_ratings(pool_key: str, countdown: float | None = None) -> None:
+    """Ask for a refit of the rating pool with this key (league.arena.ladder.pools), `countdown` seconds later."""
+    send_on_commit(REFIT_RATINGS, pool_key, countdown=countdown)
 
 
 def schedule_ladder(game: str) -> None:

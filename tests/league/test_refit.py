@@ -102,11 +102,12 @@ def test_a_request_queues_one_refit_and_none_while_one_runs(alice, bob, make_ver
     assert token is not None and refits.claim(RatingPool.ladder("face-to-face")) is None  # one refit in flight
     refits.request(RatingPool.ladder("face-to-face"))
     refits.request(RatingPool.ladder("face-to-face"))
-    assert len(sent) == 1  # the running refit will see `pending` and fit once more
-    # A claim whose holder died is taken over after the lease, and requests queue a refit again.
+    assert len(sent) == 1  # a refit is asked for already: these ride on it
+    assert sent.options[0]["countdown"] == refits.WINDOW  # matches streaming in meanwhile ride on it too
+    # A claim whose holder died is taken over after the lease, the upkeep asking for the refit again.
     RatingFit.objects.filter(game="face-to-face").update(claimed_at=timezone.now() - refits.LEASE - timedelta(1))
     refits.request(RatingPool.ladder("face-to-face"))
-    assert len(sent) == 2
+    assert len(sent) == 1
     assert refits.resume_stale() == 1
     assert refits.claim(RatingPool.ladder("face-to-face")) not in (None, token)
 
@@ -131,10 +132,12 @@ def test_matches_stored_during_a_refit_are_covered_by_one_more_refit(
 
     monkeypatch.setattr(refits, "fit", fit_while_matches_arrive)
     refits.request(RatingPool.ladder("face-to-face"))
-    assert refits.run(RatingPool.ladder("face-to-face")) == 2
+    assert refits.run(RatingPool.ladder("face-to-face")) == 1
+    # no refit was queued for each of them while the first ran, one was once it ended (a window later)
+    # (each stored fit has the ladder scheduled)
+    assert [name for name, _ in sent if name != "schedule_ladder"] == ["refit_ratings"] * 2
+    assert refits.run(RatingPool.ladder("face-to-face")) == 1
     assert fits == [1, 6]  # one more fit covered all three matches
-    # and no refit was queued for them while the first ran (each stored fit has the ladder scheduled)
-    assert [name for name, _ in sent if name != "schedule_ladder"] == ["refit_ratings"]
     assert Rating.objects.get(version=a).games == 6
     state = RatingFit.objects.get(game="face-to-face")
     assert (state.games, state.pending, state.claim_token) == (6, False, None)

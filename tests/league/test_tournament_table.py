@@ -74,3 +74,24 @@ def test_a_stored_tournament_match_tells_the_standings(
     finally:
         tournament_changed.disconnect(dispatch_uid="t")
     assert [(s.version, s.points) for s in standings.table(t).standings] == [(b, 1.0), (a, 0.0)]
+
+
+def test_only_the_last_open_match_asks_for_the_tournament_to_finish(
+    alice, bob, make_version, sent, django_capture_on_commit_callbacks, played_game
+):
+    from types import SimpleNamespace
+
+    from league.arena.play import matches
+
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    t = Tournament.objects.create(name="Cup", format="double-round-robin")
+    for v in (a, b):
+        TournamentEntry.objects.create(tournament=t, bot=v.bot, version=v)
+    first, last = tournaments.start(t.pk)
+    for match, expected in ((first, []), (last, [("finish_tournament", (t.pk,))])):
+        sent.clear()
+        token = match.claim("test", matches.lease())
+        versions = match.ordered_versions()
+        with django_capture_on_commit_callbacks(execute=True):
+            matches.store(match, token, versions, SimpleNamespace(games=[played_game(0, 1)], stderr={}))
+        assert [task for task in sent if task[0] == "finish_tournament"] == expected

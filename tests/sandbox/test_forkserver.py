@@ -130,3 +130,16 @@ def test_what_the_fork_server_imported_is_out_of_the_collectors_sight_in_every_c
         reply = player.play({}, 5)[0]
     assert reply["frozen"] > 10_000  # the imports: typing, re, json, random, dataclasses, ...
     assert reply["collecting"] is True
+
+
+def test_a_pool_process_ending_removes_its_fork_servers_folder(sandbox_works, who_am_i):
+    from celery.signals import worker_process_shutdown
+
+    import league.celery  # noqa: F401 - connects the worker's handlers
+
+    with SandboxedPlayer(who_am_i) as player:
+        player.start(10)
+    server = _server()
+    assert server.folder.name.startswith(forkserver.FOLDER_PREFIX) and server.folder.exists()
+    worker_process_shutdown.send(sender=None, pid=os.getpid(), exitcode=0)  # as billiard's pool process sends it
+    assert not server.folder.exists() and server.process.poll() is not None

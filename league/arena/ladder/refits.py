@@ -6,13 +6,16 @@ in which matches were stored: a refit from scratch gives the same numbers.
 
 Refits are coalesced per pool through its `RatingFit` row (keyed by the pool's key):
 
-- `request(pool)` (after a rated match commits) sets `pending` and queues a refit unless one holds a live claim.
+- `request(pool)` (after a rated match commits) sets `pending`; the request that sets it (not those that find it set
+  already) queues a refit `WINDOW` seconds later, unless one holds a live claim. Matches streaming in meanwhile ride
+  on that one refit: a ladder is refitted at most about once a window however fast matches are stored.
 - `run(pool)` claims the row with a conditional UPDATE (only while `pending` is set; a claim whose holder stopped
-  refreshing it for `LEASE` is taken over), clears `pending`, fits and stores, then releases the claim only if
-  `pending` is still clear; otherwise matches arrived meanwhile and it fits once more, covering all of them.
+  refreshing it for `LEASE` is taken over), clears `pending`, fits and stores, and releases the claim; if `pending`
+  was set again meanwhile (matches arrived during the fit) it queues one more refit a window later, covering them all.
 
-No request is lost between a refit finishing and a new match arriving: the release and `request`'s UPDATE touch the
-same row, so either the release sees `pending` set (and loops) or `request` sees no claim (and queues a refit).
+No request is lost between a refit finishing and a new match arriving: a request that finds a live claim leaves the
+refit to the claimant, which looks at `pending` after its release; one that comes after the release finds no claim
+and queues the refit itself (at worst both queue one, and the second finds nothing pending).
 Ratings are stored only while the claim is held, so a refit that was presumed dead never overwrites a newer fit.
 """
 
@@ -42,6 +45,8 @@ log = logging.getLogger(__name__)
 ANCHOR = 1500.0
 # A refit's heartbeat comes every second (league.arena.lib.heartbeats): silent this long, it is dead.
 LEASE = timedelta(seconds=5)
+# Matches stored within this many seconds of the one that asked for a refit ride on that one refit.
+WINDOW = 1.0
 
 
 class _ClaimLost(Exception):
@@ -103,13 +108,15 @@ def _live_claim() -> Q:
 
 
 def request(pool: RatingPool) -> None:
-    """Ask for a refit of `pool` covering everything committed so far."""
-    # Only a row not yet pending is written (and locked): under a stream of matches most requests write nothing.
+    """Ask for a refit of `pool` covering everything committed so far, within about WINDOW seconds."""
+    # Only a row not yet pending is written (and locked): under a stream of matches most requests write nothing,
+    # and send nothing either: the refit asked for by the request that set `pending` covers theirs too.
     if not RatingFit.objects.filter(game=pool.key, pending=False).update(pending=True):
         _state(pool)
-        RatingFit.objects.filter(game=pool.key, pending=False).update(pending=True)
+        if not RatingFit.objects.filter(game=pool.key, pending=False).update(pending=True):
+            return
     if not RatingFit.objects.filter(_live_claim(), game=pool.key).exists():
-        queue.refit_ratings(pool.key)
+        queue.refit_ratings(pool.key, countdown=WINDOW)
 
 
 def claim(pool: RatingPool) -> uuid.UUID | None:
@@ -136,16 +143,15 @@ def run(pool: RatingPool) -> int:
 
     try:
         with heartbeats.Heartbeat(beat, f"refit of {pool}"):
-            while True:
-                # Clearing `pending` first: a match committed after this point sets it again and gets one more fit.
-                if not state.update(pending=False, claimed_at=timezone.now()):
-                    break
+            # Clearing `pending` first: a match committed after this point sets it again and gets one more fit.
+            if state.update(pending=False, claimed_at=timezone.now()):
                 counts, last_played = pair_counts(pool)
-                if not store(pool, token, counts, fit(counts, pool.stored_elos()), last_played):
-                    break
-                stored += 1
-                if state.filter(pending=False).update(claim_token=None, claimed_at=None):
-                    return stored
+                if store(pool, token, counts, fit(counts, pool.stored_elos()), last_played):
+                    stored += 1
+                    if state.update(claim_token=None, claimed_at=None):
+                        if RatingFit.objects.filter(game=pool.key, pending=True).exists():
+                            queue.refit_ratings(pool.key, countdown=WINDOW)  # matches stored during this fit
+                        return stored
     except retrying.TRANSIENT as error:
         # Hand the claim back as soon as the database answers, so the task's retry takes it at once.
         retrying.call(lambda: _release(pool, token), f"refit of {pool}: handing its claim back")

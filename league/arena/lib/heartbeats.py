@@ -43,6 +43,11 @@ class Heartbeat:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
+    @property
+    def threaded(self) -> bool:
+        """Whether beats come from a thread of their own (not inside a transaction, as in a test)."""
+        return self._thread is not None
+
     def stalled_since(self, moment: float) -> bool:
         """Whether the whole process stood still at some time after the monotonic `moment`."""
         return self.last_stall is not None and self.last_stall > moment

@@ -147,7 +147,15 @@ def ordinal(number: int) -> str:
 @receiver(events.match_stored)
 @receiver(events.match_failed)
 def _one_match_over(sender: object, match: Match, **kwargs: object) -> None:
-    """A tournament's match was stored (its table changed) or failed for good: finish it if it was the last."""
+    """A tournament's match was stored (its table changed) or failed for good: finish it if it was the last.
+
+    Only the match that finds no other open is worth a finish_tournament task; two last ones stored at once (each
+    sees the other still open) are covered by the upkeep's finish_all_done a few seconds later.
+    """
     if match.tournament_id:
         signals.send_tournament_changed(match.tournament_id)
-        queue.finish_tournament(match.tournament_id)
+        still_open = Match.objects.filter(
+            tournament_id=match.tournament_id, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
+        ).exclude(pk=match.pk)
+        if not still_open.exists():
+            queue.finish_tournament(match.tournament_id)
