@@ -69,7 +69,7 @@ def play_scrim(task: Task, match_id: int) -> None:
     base=ResilientTask, bind=True, acks_late=True, reject_on_worker_lost=True, name="league.arena.tasks.play_test"
 )
 def play_test(task: Task, match_id: int) -> None:
-    matches.play(match_id, worker=player_name(task))
+    play(task, match_id)
 
 
 @shared_task(base=ResilientTask, name="league.arena.tasks.release_tests")
