@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 WIDTH, HEIGHT = 640, 260
-LEFT, RIGHT, TOP, BOTTOM = 56, 16, 16, 34
+LEFT, RIGHT, TOP, BOTTOM = 84, 16, 16, 34
 
 
 @dataclass(frozen=True)
