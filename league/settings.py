@@ -286,6 +286,7 @@ CELERY_TASK_ROUTES = {
             "release_tests",
             "upkeep",
             "send_notification_email",
+            "export_games",
         )
     },
 }
@@ -309,6 +310,8 @@ CELERY_BEAT_SCHEDULE = {
     "tests": _every("release_tests", env_int("ARENA_TEST_INTERVAL", 10, minimum=1)),
     # Everything a lost task would have done, re-derived from the database (league/arena/ops/upkeep.py).
     "upkeep": _every("upkeep", env_int("ARENA_SWEEP_INTERVAL", 3, minimum=1)),
+    # A finished month's public games into their archives (each month once; a run with nothing new is a no-op).
+    "export-games": _every("export_games", env_int("ARENA_EXPORT_INTERVAL", 3600, minimum=60)),
 }
 
 # --- The arena ----------------------------------------------------------------------------
@@ -398,6 +401,9 @@ ARENA_TEST_BATCH_PAIRS = env_int("ARENA_TEST_BATCH_PAIRS", 8, minimum=1)
 ARENA_TEST_IN_FLIGHT = env_int("ARENA_TEST_IN_FLIGHT", 4, minimum=1)
 ARENA_TEST_MAX_BACKLOG = env_int("ARENA_TEST_MAX_BACKLOG", 0, minimum=0)
 ARENA_RATING_PRIOR_GAMES = env_float("ARENA_RATING_PRIOR_GAMES", 2.0, minimum=1e-6)  # 0 would let ratings diverge
+# The public games' monthly archives (league/arena/play/archives.py), written by the export task on a worker and
+# served at /data/ by the web: a folder both see.
+ARENA_ARCHIVE_DIR = Path(env_str("ARENA_ARCHIVE_DIR", str(DATA_DIR / "archives")))
 # /metrics/ (league/arena/ops/metrics.py) answers a request with this bearer token, or from these addresses or
 # networks (comma-separated, e.g. 10.0.0.0/8,127.0.0.1); with neither, nobody.
 ARENA_METRICS_TOKEN = env_str("ARENA_METRICS_TOKEN", "")

@@ -9,7 +9,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from league.api import analyses, coop, match_requests, notifications, version_tests, views
+from league.api import analyses, archives, coop, match_requests, notifications, version_tests, views
 from league.api.errors import NotFoundView
 
 router = DefaultRouter(trailing_slash=True)
@@ -36,6 +36,7 @@ urlpatterns = [
     # Downloads are files, named without a trailing slash.
     path("versions/<int:pk>/source", views.VersionViewSet.as_view({"get": "source"}), name="version-source"),
     path("games/<int:pk>/log", views.GameViewSet.as_view({"get": "log"}), name="game-log"),
+    path("archives/", archives.ArchiveList.as_view(), name="archives"),
     path("games/<int:pk>/analysis/", analyses.GameAnalysisView.as_view(), name="game-analysis"),
     *router.urls,
     re_path(r"^[\s\S]*$", NotFoundView.as_view()),  # any path, a newline in it too (schemathesis found one)

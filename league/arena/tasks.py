@@ -20,7 +20,7 @@ from league.arena.ladder.pools import RatingPool
 from league.arena.lib.retrying import ResilientTask
 from league.arena.notifications import delivery as notices
 from league.arena.ops import upkeep
-from league.arena.play import hosts, matches
+from league.arena.play import archives, hosts, matches
 from league.arena.scrims import requests as scrims
 from league.arena.tournaments import starting as tournaments
 from league.arena.versiontests import running as version_tests
@@ -113,6 +113,11 @@ def schedule_ladder(game: str | None = None) -> None:
 @shared_task(base=ResilientTask, name="league.arena.tasks.upkeep")
 def run_upkeep() -> None:
     upkeep.run()
+
+
+@shared_task(base=ResilientTask, name="league.arena.tasks.export_games")
+def export_games() -> None:
+    archives.export()
 
 
 @shared_task(base=ResilientTask, name="league.arena.tasks.schedule_challenges")

@@ -75,6 +75,8 @@ def test_named_volumes_hold_the_database_the_broker_and_the_clock():
         "db": "/var/lib/postgresql/data",
         "redis": "/data",
         "beat": "/var/lib/arena",
+        "web": "/var/lib/arena/archives",  # the workers export the public games' archives, the web serves them
+        "worker": "/var/lib/arena/archives",
         "prometheus": "/prometheus",
     }
 

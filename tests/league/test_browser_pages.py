@@ -109,6 +109,7 @@ def league(transactional_db, django_user_model, make_version, record_games):
         "bot-api": reverse("doc", args=["bot-api"]),
         "engine-api": reverse("doc", args=["engine-api"]),
         "kit": reverse("kit"),
+        "data": reverse("data"),
         "retired-bot": reverse("bot", args=[versions[1].bot.pk]),
         "login": reverse("login"),
         "signup": reverse("signup"),

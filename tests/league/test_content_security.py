@@ -94,6 +94,8 @@ def pages(db, django_user_model, make_version, record_games):
         reverse("password_reset_confirm", args=["MQ", "not-a-token"]),
         "/no/such/page/",
         "/api/docs/",  # Swagger UI under the same policy: its start-up script and style are files
+        reverse("data"),
+        reverse("kit"),
     ]
     scrim = scrims.request_scrim(owner, versions[0].bot, versions[1].bot, 4)
     Token.objects.create(user=owner)  # the tokens page then offers to revoke it

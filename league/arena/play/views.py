@@ -4,7 +4,7 @@ play by play); validation matches are private to the candidate's owner."""
 from __future__ import annotations
 
 from django.db.models import Prefetch
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 
 from league.arena.models import (
@@ -16,7 +16,7 @@ from league.arena.models import (
     Match,
     MatchEntry,
 )
-from league.arena.play import wording
+from league.arena.play import archives, wording
 from league.arena.play.replay_data import SeatLabel, viewer_data
 from league.arena.web.pagination import paginate
 
@@ -120,3 +120,17 @@ def visible_output(request: HttpRequest, game: Game, rows: list[GameSeat]) -> di
             kept = {key: record.get(key) for key in ("seat", "ms", "stderr", "dropped") if key in record}
             by_turn.setdefault(str(record["turn"]), []).append(kept)
     return by_turn
+
+
+def data_page(request: HttpRequest) -> HttpResponse:
+    """The public games as monthly archives, with their sizes and checksums."""
+    listed = archives.archives()
+    context = {"archives": listed, "through": archives.exported_through(), "games": sum(a.games for a in listed)}
+    return render(request, "arena/data.html", context)
+
+
+def data_file(request: HttpRequest, name: str) -> FileResponse:
+    path = archives.archive_path(name)
+    if path is None:
+        raise Http404(f"no archive called {name}")
+    return FileResponse(open(path, "rb"), as_attachment=True, filename=name, content_type="application/gzip")

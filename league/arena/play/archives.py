@@ -1,0 +1,239 @@
+"""Games as data: every public game, as compressed JSON-lines archives per game and month (docs/game-log.md).
+
+Each line is one game: its id, when it was played, its match (id, kind, tournament, the game's index), its seats'
+bots and versions, and the verified public log (`Game.verified_log()`: re-simulated by the engine; a game whose
+log no longer replays is left out and counted). Public means a finished ladder, tournament or exhibition match:
+validation matches and scrims are private to their owners, and any kind added later stays out until listed here.
+
+Export is incremental and streams. Only finished months are written (the current one keeps growing), each once:
+`exported-through` in the archive folder names the last month done, and a run reads only the games after it
+(keyset pages of ARCHIVE_CHUNK games by id, the log with them, and their seats), writing each game's line
+straight into its (game, month) file. Memory holds one page, whatever the number of games. Files are written under
+a temporary name and renamed, with their manifest (size, SHA-256, games), only when the whole run succeeded.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import gzip
+import hashlib
+import json
+import os
+import re
+import zlib
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+from django.conf import settings
+from django.utils import timezone
+
+import games
+from league.arena.models import Game, GameSeat, Match
+
+PUBLIC_KINDS = (Match.Kind.LADDER, Match.Kind.TOURNAMENT, Match.Kind.EXHIBITION)
+ARCHIVE_CHUNK = 2000
+# A game is stored with played_at set as its match is stored: past this after a month's end, none of it is missing.
+SETTLE = timedelta(hours=1)
+MARKER = "exported-through"
+NAME = re.compile(r"^(?P<game>[a-z-]+)-(?P<month>\d{4}-\d{2})\.jsonl\.gz$")
+
+
+@dataclass(frozen=True)
+class Archive:
+    name: str  # face-to-face-2026-10.jsonl.gz
+    game: str
+    month: str  # 2026-10
+    games: int
+    bytes: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    months: list[str]  # the months written this run, oldest first
+    archives: list[Archive]
+    games: int
+    skipped: int  # public games whose stored log no longer replays (left out)
+
+
+def folder() -> Path:
+    return Path(settings.ARENA_ARCHIVE_DIR)
+
+
+def archives() -> list[Archive]:
+    """Every archive written, newest month first, then by game."""
+    found = []
+    for manifest in folder().glob("*.jsonl.gz.json"):
+        try:
+            found.append(Archive(**json.loads(manifest.read_text())))
+        except (OSError, ValueError, TypeError):
+            continue  # a manifest being replaced this instant, or not ours
+    return sorted(sorted(found, key=lambda archive: archive.game), key=lambda archive: archive.month, reverse=True)
+
+
+def archive_path(name: str) -> Path | None:
+    """The archive file of that name, or None when there is none (or the name is not an archive's)."""
+    if not NAME.match(name) or not (folder() / f"{name}.json").is_file():
+        return None
+    return folder() / name
+
+
+def exported_through() -> str | None:
+    try:
+        return (folder() / MARKER).read_text().strip() or None
+    except FileNotFoundError:
+        return None
+
+
+def export(now: datetime | None = None) -> ExportResult:
+    """Write the archives of every finished month not written yet."""
+    now = now or timezone.now()
+    end = _month_start(now - SETTLE)  # games before this are in finished months
+    done = exported_through()
+    begin = _next_month(datetime.strptime(done, "%Y-%m").replace(tzinfo=UTC)) if done else None
+    if begin is not None and begin >= end:
+        return ExportResult([], [], 0, 0)
+    target = folder()
+    target.mkdir(parents=True, exist_ok=True)
+    with open(target / ".lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # another export runs now; it writes these months
+            return ExportResult([], [], 0, 0)
+        return _export(target, begin, end)
+
+
+def _export(target: Path, begin: datetime | None, end: datetime) -> ExportResult:
+    writers: dict[tuple[str, str], _Writer] = {}
+    written = skipped = 0
+    try:
+        for game, record in _public_records(begin, end):
+            if record is None:
+                skipped += 1
+                continue
+            key = (game.game, game.played_at.astimezone(UTC).strftime("%Y-%m"))
+            if key not in writers:
+                writers[key] = _Writer(target, *key)
+            writers[key].write(record)
+            written += 1
+        made = [writer.finish() for _, writer in sorted(writers.items())]
+    except BaseException:
+        for writer in writers.values():
+            writer.discard()
+        raise
+    last = (end - timedelta(days=1)).strftime("%Y-%m")
+    (target / f"{MARKER}.partial").write_text(last + "\n")
+    os.replace(target / f"{MARKER}.partial", target / MARKER)
+    months = sorted({archive.month for archive in made})
+    return ExportResult(months, made, written, skipped)
+
+
+def _public_records(begin: datetime | None, end: datetime) -> Iterator[tuple[Game, dict[str, Any] | None]]:
+    """(game, its line) for each public game played in [begin, end), by id, a page at a time."""
+    chosen = Game.objects.filter(
+        match__kind__in=PUBLIC_KINDS, match__status=Match.Status.DONE, played_at__lt=end
+    ).select_related("match")
+    if begin is not None:
+        chosen = chosen.filter(played_at__gte=begin)
+    after = 0
+    while True:
+        page = list(chosen.filter(pk__gt=after).order_by("pk")[:ARCHIVE_CHUNK])
+        if not page:
+            return
+        seats: dict[int, list[dict[str, Any]]] = {}
+        rows = GameSeat.objects.filter(game__in=page).order_by("game", "seat")
+        for seat in rows.values("game_id", "seat", "version_id", "version__number", "version__bot_id",
+                                "version__bot__name", "version__bot__owner__username"):  # fmt: skip
+            seats.setdefault(seat["game_id"], []).append(
+                {
+                    "seat": seat["seat"],
+                    "bot": seat["version__bot__name"],
+                    "bot_id": seat["version__bot_id"],
+                    "owner": seat["version__bot__owner__username"],
+                    "version": seat["version__number"],
+                    "version_id": seat["version_id"],
+                }
+            )
+        for game in page:
+            yield game, _record(game, seats.get(game.pk, []))
+        after = page[-1].pk
+
+
+def _record(game: Game, seats: list[dict[str, Any]]) -> dict[str, Any] | None:
+    log = orjson.loads(zlib.decompress(bytes(game.log_zlib)))
+    try:
+        outcome = games.replay(log)
+    except games.LogMismatch:
+        return None
+    if (outcome.termination.value, outcome.winner, outcome.score) != (game.termination, game.winner_seat, game.score):
+        return None
+    match = game.match
+    return {
+        "id": game.pk,
+        "played_at": game.played_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+        "match": {"id": match.pk, "kind": match.kind, "tournament": match.tournament_id, "index": game.index},
+        "seats": seats,
+        "log": log,
+    }
+
+
+class _Writer:
+    """One archive being written: gzip into a temporary file, its digest and size counted as it goes."""
+
+    def __init__(self, target: Path, game: str, month: str) -> None:
+        self.game, self.month = game, month
+        self.name = f"{game}-{month}.jsonl.gz"
+        self.path = target / self.name
+        self.partial = target / f".{self.name}.partial"
+        self.raw: IO[bytes] = open(self.partial, "wb")  # noqa: SIM115 (closed in finish or discard)
+        self.digest = hashlib.sha256()
+        self.zipped = gzip.GzipFile(filename="", mode="wb", fileobj=_Hashing(self.raw, self.digest), mtime=0)
+        self.games = 0
+
+    def write(self, record: dict[str, Any]) -> None:
+        self.zipped.write(orjson.dumps(record) + b"\n")
+        self.games += 1
+
+    def finish(self) -> Archive:
+        self.zipped.close()
+        self.raw.close()
+        archive = Archive(
+            self.name, self.game, self.month, self.games, self.partial.stat().st_size, self.digest.hexdigest()
+        )
+        os.replace(self.partial, self.path)
+        manifest = self.path.with_name(self.name + ".json")
+        manifest.with_suffix(".partial").write_text(json.dumps(asdict(archive)))
+        os.replace(manifest.with_suffix(".partial"), manifest)
+        return archive
+
+    def discard(self) -> None:
+        self.zipped.close()
+        self.raw.close()
+        self.partial.unlink(missing_ok=True)
+
+
+class _Hashing:
+    """A write-only file that hashes what passes through it."""
+
+    def __init__(self, raw: IO[bytes], digest: Any) -> None:
+        self.raw, self.digest = raw, digest
+
+    def write(self, data: bytes) -> int:
+        self.digest.update(data)
+        return self.raw.write(data)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+
+def _month_start(moment: datetime) -> datetime:
+    moment = moment.astimezone(UTC)
+    return moment.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+
+
+def _next_month(month: datetime) -> datetime:
+    return (month.replace(day=28) + timedelta(days=4)).replace(day=1)
