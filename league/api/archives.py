@@ -52,7 +52,8 @@ class ArchiveList(APIView):
     @extend_schema(
         summary="The public games' monthly archives",
         description=(
-            "Every public game (ladder, tournament and exhibition matches; never validation matches or scrims) in "
+            "Every public game (ladder, tournament and exhibition matches; never validation matches, scrims or "
+            "version tests) in "
             "gzip-compressed JSON lines per game and month, newest month first; each line holds the game's id, "
             "match, seats (bots and versions) and verified log, and replays with `python -m games replay`."
         ),

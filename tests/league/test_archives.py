@@ -54,7 +54,7 @@ def test_a_finished_month_holds_its_public_games_only(stored):
     public = [stored["ladder"].pk, stored["tournament"].pk]
     assert [record["id"] for record in records] == public and archive.games == 2
     kinds = {record["match"]["kind"] for record in records}
-    assert kinds == {"ladder", "tournament"}  # never validation or scrim games
+    assert kinds == {"ladder", "tournament"}  # never validation, scrim or private version-test games
     record = records[0]
     assert record["log"] == stored["ladder"].verified_log() and record["played_at"] == "2026-10-20T00:00:00Z"
     assert record["match"]["id"] == stored["ladder"].match_id and record["match"]["index"] == 0
@@ -115,7 +115,9 @@ def test_no_private_game_ever_reaches_an_archive(stored):
     Game.objects.update(played_at=OCTOBER)
     archives.export(NOW)
     private = set(
-        Game.objects.filter(match__kind__in=[Match.Kind.VALIDATION, Match.Kind.SCRIM]).values_list("pk", flat=True)
+        Game.objects.filter(match__kind__in=[Match.Kind.VALIDATION, Match.Kind.SCRIM, Match.Kind.TEST]).values_list(
+            "pk", flat=True
+        )
     )
     exported = {record["id"] for path in archives.folder().glob("*.jsonl.gz") for record in lines(path)}
     assert private and not private & exported and len(exported) == 3

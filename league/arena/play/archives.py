@@ -3,7 +3,8 @@
 Each line is one game: its id, when it was played, its match (id, kind, tournament, the game's index), its seats'
 bots and versions, and the verified public log (`Game.verified_log()`: re-simulated by the engine; a game whose
 log no longer replays is left out and counted). Public means a finished ladder, tournament or exhibition match:
-validation matches and scrims are private to their owners, and any kind added later stays out until listed here.
+validation matches, scrims and version tests are private to their owners, and any kind added later stays out
+until listed here.
 
 Export is incremental and streams. Only finished months are written (the current one keeps growing), each once:
 `exported-through` in the archive folder names the last month done, and a run reads only the games after it
