@@ -44,6 +44,8 @@ BOT = {
     "on_ladder": True,
     "retired_at": None,
     "disabled_at": None,
+    "output_public": False,
+    "analyse_losses": True,
 }
 VERSION = {
     "id": 32,
@@ -267,11 +269,14 @@ bots = extend_schema_view(
         examples=[example("back", BOT)],
     ),
     partial_update=extend_schema(
-        summary="Rename or describe your bot",
+        summary="Rename or describe your bot, or change its replay and analysis choices",
+        description="`output_public`: everyone sees what it writes in each turn beside its replays (else you alone); "
+        "`analyse_losses`: the house expert analyses every rated game it loses (within your daily analyses).",
         request=serializers.BotUpdateSerializer,
         responses={200: serializers.BotSerializer, 400: serializers.ErrorSerializer, 403: NOT_OWNER, 404: NOT_FOUND},
         examples=[
             OpenApiExample("rename", value={"name": "cautious-2"}, request_only=True),
+            OpenApiExample("analyse losses", value={"analyse_losses": True}, request_only=True),
             example("renamed", {**BOT, "name": "cautious-2"}),
         ],
     ),

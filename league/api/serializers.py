@@ -129,19 +129,21 @@ class BotSerializer(serializers.ModelSerializer):
         model = Bot
         fields = [
             *("id", "name", "owner", "game", "description", "house_ref", "created", "active_version"),
-            *("on_ladder", "retired_at", "disabled_at"),
+            *("on_ladder", "retired_at", "disabled_at", "output_public", "analyse_losses"),
         ]
+        read_only_fields = ["output_public", "analyse_losses"]
 
 
 class BotUpdateSerializer(serializers.ModelSerializer):
-    """PATCH by the owner: a new name (the rules of a new bot's name, unique per owner) or description.
+    """PATCH by the owner: a new name (the rules of a new bot's name, unique per owner) or description, what it
+    writes in each turn public or not (`output_public`), its lost rated games analysed or not (`analyse_losses`).
 
     Parses the body only: `league.arena.uploads.changes.edit` checks and saves, as it does for the site's form.
     """
 
     class Meta:
         model = Bot
-        fields = ["name", "description"]
+        fields = ["name", "description", "output_public", "analyse_losses"]
         extra_kwargs = {"name": {"validators": [BOT_NAME_RULE]}}
 
 

@@ -70,3 +70,14 @@ def test_a_validation_game_is_analysed_for_its_owner_alone(api, alice, bob, make
     game = store_game(log, versions_for(log, [alice, bob], make_version), kind="validation")
     assert api(bob).post(f"/api/games/{game.pk}/analysis/").status_code == 404
     assert api(alice).post(f"/api/games/{game.pk}/analysis/").status_code == 202
+
+
+def test_the_owner_sets_the_bots_replay_and_analysis_choices(api, alice, bob, make_version):
+    bot = make_version(alice, "chooser").bot
+    url = f"/api/bots/{bot.pk}/"
+    assert api(bob).patch(url, {"analyse_losses": True}, format="json").status_code == 403
+    changed = api(alice).patch(url, {"analyse_losses": True, "output_public": True}, format="json")
+    assert changed.status_code == 200 and changed.json()["analyse_losses"] and changed.json()["output_public"]
+    bot.refresh_from_db()
+    assert bot.analyse_losses and bot.output_public
+    assert api().get(url).json()["output_public"] is True

@@ -50,9 +50,21 @@ def name_refusal(bot: Bot, name: str) -> str | None:
 
 
 @transaction.atomic
-def edit(bot: Bot, *, name: str | None = None, description: str | None = None) -> Bot:
-    """Rename and/or describe the bot (None leaves a part as it is); ChangeRefused names what is wrong."""
+def edit(
+    bot: Bot,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    output_public: bool | None = None,
+    analyse_losses: bool | None = None,
+) -> Bot:
+    """Rename and/or describe the bot, make what it writes in each turn public or not, have its lost rated games
+    analysed or not (None leaves a part as it is); ChangeRefused names what is wrong."""
     changed = []
+    for field, value in (("output_public", output_public), ("analyse_losses", analyse_losses)):
+        if value is not None and value != getattr(bot, field):
+            setattr(bot, field, value)
+            changed.append(field)
     if name is not None and name != bot.name:
         refusal = name_refusal(bot, name)
         if refusal:

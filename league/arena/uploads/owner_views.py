@@ -61,9 +61,8 @@ def unretire_bot(request: HttpRequest, bot: Bot) -> HttpResponse:
 @with_bot(owner_only=True)
 def bot_options(request: HttpRequest, bot: Bot) -> HttpResponse:
     """The owner's choices for the bot's games: its per-turn output public, its lost rated games analysed."""
-    bot.output_public = request.POST.get("output_public") == "on"
-    bot.analyse_losses = request.POST.get("analyse_losses") == "on"
-    Bot.objects.filter(pk=bot.pk).update(output_public=bot.output_public, analyse_losses=bot.analyse_losses)
+    chosen = {name: request.POST.get(name) == "on" for name in ("output_public", "analyse_losses")}
+    bot_changes.edit(bot, **chosen)
     shown = "everyone sees" if bot.output_public else "only you see"
     analysed = "are analysed" if bot.analyse_losses else "are analysed only when someone asks"
     messages.success(request, f"Saved: {shown} what {bot.name} writes in its turns; its lost rated games {analysed}.")
