@@ -3,12 +3,11 @@
 PostgreSQL and Redis are started by the drill (bench/faults.py) in a temporary folder on free ports, with two
 Celery workers and a beat running the league's default settings; the machine's shared PostgreSQL and Redis are
 never touched. One clean run is shared by every fault: each faulty run must finish by itself, store every match
-exactly once, leave none queued or running, end with the clean run's ratings, within 1.5x its time (plus the
-time the workers are away when they are), and say in its logs what happened, with time and level. The workers are
-away for 20 s here, not the drill's minute: already four leases and several upkeep rounds, so the same recovery
-runs, and the suite saves 40 s (`python -m bench.faults` keeps the minute). Other work on
-a shared machine can slow one run by half: a run over budget is compared once more with a clean run timed again
-right after it, and the slower clean time counts.
+exactly once, leave none queued or running, store every game as the clean run did (same seeds: same winner,
+termination and turns), end with the clean run's ratings, and say in its logs what happened, with time and level.
+What must hold at any speed is checked here; the time budgets are the bench's (`python -m bench.faults`), since a
+wall-clock budget fails whenever the shared machine is busy. The workers are away for 20 s here, not the drill's
+minute: already four leases and several upkeep rounds, so the same recovery runs.
 """
 
 from __future__ import annotations
@@ -68,6 +67,7 @@ def all_logs(run: drill_module.Run) -> str:
 
 def test_a_clean_run_stores_everything_once(clean):
     assert len(clean.ratings) == BOTS
+    assert len(clean.games) == clean.games_expected
     assert "raised unexpected" not in all_logs(clean)
 
 
@@ -75,16 +75,8 @@ def test_a_clean_run_stores_everything_once(clean):
 def test_the_tournament_survives(drill, clean, fault):
     run = drill.run(fault, drill_module.FAULTS[fault])
     assert run.problems() == []
-    assert run.ratings == clean.ratings
+    assert run.differences(clean) == []  # game by game, and the ratings
     logs = all_logs(run)
     assert "raised unexpected" not in logs  # no task failed: each retried, or its work was re-derived
     if SAYS[fault]:
         assert re.search(SAYS[fault], logs, re.MULTILINE), logs[-5000:]
-    reference = clean.seconds
-    if run.seconds > drill_module.budget(fault, reference):
-        # The machine is shared: before blaming the fault, time the clean run again under today's load.
-        again = drill.run("clean", None)
-        assert again.problems() == [] and again.ratings == clean.ratings
-        reference = max(reference, again.seconds)
-    budget = drill_module.budget(fault, reference)
-    assert run.seconds <= budget, f"{fault}: {run.seconds:.1f} s, clean {reference:.1f} s, budget {budget:.1f} s"

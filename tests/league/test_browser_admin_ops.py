@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from league.arena.models import Match, RatingFit, Tournament, TournamentEntry
+from league.arena.models import Match, RatingFit, Tournament, TournamentEntry, WorkerHealth
 from league.arena.uploads.house import house_version
 from tests.league.browser import NEEDS_CHROMIUM
 from tests.league.test_browser_pages import (
@@ -51,6 +51,11 @@ def machinery_state(transactional_db, django_user_model):
     )  # fmt: skip
     Match.objects.create_with_entries([versions[0], versions[2]], status="queued", **fields)
     RatingFit.objects.create(game="face-to-face", games=1234, fitted_at=now - timedelta(minutes=2))
+    WorkerHealth.objects.create(
+        name="w3@worker-with-a-long-host-name.example.org", sick=True, since=now - timedelta(minutes=3), checked_at=now,
+        reason="cannot write to /dev/shm: [Errno 28] No space left on device: '/dev/shm/.thegame-selfcheck-"
+        + "0123456789abcdef" * 2 + "'",
+    )  # fmt: skip
     draft = Tournament.objects.create(name="Winter Cup", registration_open=True)
     TournamentEntry.objects.create(tournament=draft, bot=versions[0].bot)
     return {"cup": cup, "draft": draft}
