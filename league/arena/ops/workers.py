@@ -26,4 +26,4 @@ def worker_command(concurrency: int, *extra: str) -> list[str]:
 
 def league_queues(queue: str) -> str:
     """`--queues` for a worker doing all of a league's work whose ARENA_QUEUE is `queue` (see settings.py)."""
-    return f"{queue},{queue}.validation,{queue}.scrim,{queue}.control,{queue}.analysis"
+    return f"{queue},{queue}.validation,{queue}.test,{queue}.scrim,{queue}.control,{queue}.analysis"
