@@ -15,6 +15,7 @@ from league.arena.ladder import refits
 from league.arena.ladder.pools import RatingPool
 from league.arena.models import Match
 from league.arena.play import results
+from tests.league.test_forfeit_pause import store_ladder_match
 from tests.league.browser import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -44,7 +45,8 @@ def screenshots(tmp_path_factory, pytestconfig) -> Path:
 
 @pytest.fixture
 def busy_bot(transactional_db, django_user_model, make_version, record_games, played_game):
-    """A long-named bot of a long-named owner: two versions, 12 opponents, 12 refits, a failed third version."""
+    """A long-named bot of a long-named owner: two versions, 12 opponents, 12 refits, a failed third version; v2
+    forfeited 12 games against the last rival (12 of its last 50), which paused the bot."""
     owner = django_user_model.objects.create_user("a-rather-long-user-name", password="correct horse battery")
     rival_owner = django_user_model.objects.create_user("another-long-owner-name", password="x")
     rivals = [make_version(rival_owner, f"very-long-rival-bot-name-{k:02d}") for k in range(12)]
@@ -55,6 +57,7 @@ def busy_bot(transactional_db, django_user_model, make_version, record_games, pl
             version = make_version(owner, name)  # v2 from the seventh refit on
         record_games(version, rival, [0, 1, 0, None, 1 if k % 3 else 0])
         refits.refit(RatingPool.ladder("face-to-face"))
+    store_ladder_match(version, rivals[-1], forfeits=12, clean=0)
     failed = make_version(owner, name, status="failed")
     failed.failure_reason = "game 2: crash: KeyError: 'no such pile: p9.up'"
     failed.stderr_tail = "Traceback (most recent call last):\n" + '  File "bot.py", line 2, in play\n' * 30
@@ -95,7 +98,11 @@ def test_the_bot_page_fits_a_laptop_and_a_phone(live_server, busy_bot, screensho
                         assert 0 < chart["width"] <= size["width"] and chart["height"] > 0.25 * chart["width"]
                         if viewer == "owner":
                             assert page.locator(".failure pre.stderr").first.is_visible()
-                        page.locator("details summary").click()  # the chart's table opens below it, in its box
+                            assert page.get_by_role("button", name=f"Resume {bot.name}").is_visible()
+                        assert page.locator("#paused a").count() == 5  # the newest forfeited games
+                        assert page.locator("table.failures").is_visible()
+                        # the chart's table opens below it, in its box
+                        page.get_by_text("The rating history as a table").click()
                         assert not page.evaluate(OVERFLOW)["wide"]
                         assert page.evaluate(CHART_BOX) == chart  # no shift
                         context.close()

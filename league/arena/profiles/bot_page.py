@@ -13,7 +13,7 @@ from datetime import datetime
 from urllib.parse import urlencode
 
 from django.db import connection
-from django.db.models import Count, OuterRef, Prefetch, Subquery
+from django.db.models import Count, F, Max, Min, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
@@ -184,6 +184,71 @@ def versions_context(request: HttpRequest, bot: Bot) -> dict:
         "validation_games": validation,
         "failures": _failures(versions[:VALIDATED_VERSIONS], validation) if private else [],
     }
+
+
+# --- Failure rates by kind ---------------------------------------------------------------------------------------
+
+FAILURE_KINDS = (  # (column, the terminations it counts)
+    ("illegal turn", ("illegal-turn", "command-broken")),
+    ("timeout", ("timeout",)),
+    ("crash", ("crash",)),
+    ("protocol error", ("protocol-error",)),
+    ("other", ("resource-limit", "sandbox-violation")),
+)
+FAILURE_VERSIONS = 10  # the newest versions whose failure rates the page shows
+
+
+@dataclass
+class FailureCell:
+    count: int
+    rate: float  # a share of the version's games
+    examples: list[int]  # game ids: the newest and the oldest such game
+
+    @property
+    def percent(self) -> str:
+        return f"{100 * self.rate:.1f}"
+
+
+@dataclass
+class FailureRow:
+    version_label: str
+    games: int
+    cells: list[FailureCell]
+
+    @property
+    def forfeits(self) -> int:
+        return sum(cell.count for cell in self.cells)
+
+
+def failure_rates(numbers: dict[int, int]) -> list[FailureRow]:
+    """Each of the bot's newest versions that played (`numbers`: the bot's version ids and numbers): its games but
+    validation, and the share it forfeited by kind (the game's fault seat is its own), with the newest and oldest
+    such game as examples. Two grouped queries."""
+    versions = sorted(numbers.items(), key=lambda item: -item[1])[:FAILURE_VERSIONS]
+    if not versions:
+        return []
+    ids = [pk for pk, _ in versions]
+    seats = GameSeat.objects.filter(version_id__in=ids).exclude(game__match__kind=Match.Kind.VALIDATION)
+    totals = dict(seats.values("version_id").annotate(n=Count("game_id", distinct=True)).values_list("version_id", "n"))
+    faults = (
+        seats.filter(game__fault_seat=F("seat"), game__termination__in=list(FORFEITS))
+        .values("version_id", "game__termination")
+        .annotate(n=Count("game_id", distinct=True), newest=Max("game_id"), oldest=Min("game_id"))
+    )
+    by_kind: dict[tuple[int, str], dict] = {(row["version_id"], row["game__termination"]): row for row in faults}
+    rows = []
+    for pk, number in versions:
+        games = totals.get(pk, 0)
+        if not games:
+            continue
+        cells = []
+        for _, terminations in FAILURE_KINDS:
+            found = [by_kind[(pk, t)] for t in terminations if (pk, t) in by_kind]
+            count = sum(row["n"] for row in found)
+            examples = sorted({row[end] for row in found for end in ("newest", "oldest")}, reverse=True)[:2]
+            cells.append(FailureCell(count, count / games, examples))
+        rows.append(FailureRow(f"v{number}", games, cells))
+    return rows
 
 
 # --- Rating, rank, history --------------------------------------------------------------------------------------
@@ -541,6 +606,8 @@ def page_context(request: HttpRequest, bot: Bot) -> dict:
     def rating_part() -> str:
         part = {"bot": bot, "standing": standing(bot), "chart": history(version_numbers())}
         part["pause_examples"] = forfeits.examples(bot)
+        part["failure_rows"] = failure_rates(version_numbers())
+        part["failure_kinds"] = [name for name, _ in FAILURE_KINDS]
         return render_to_string("arena/_bot_rating.html", part)
 
     opponents_number = page_param(request, "opponents")

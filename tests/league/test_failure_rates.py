@@ -1,0 +1,55 @@
+"""The bot page shows each version's failure rate by kind over its games (validation left out), with example links."""
+
+from __future__ import annotations
+
+import re
+
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+import games
+from bots.match import GameResult
+from league.arena.models import Match
+from league.arena.play import results
+
+
+def store(a, b, outcomes, kind="ladder"):
+    played = [
+        GameResult.from_log(index=i, deal=i, log={"seed": f"s{i}", "start_seat": 0, "turns": []}, outcome=o,
+                            seat_bots=[0, 1])
+        for i, o in enumerate(outcomes)
+    ]  # fmt: skip
+    with transaction.atomic():
+        match = Match.objects.create_with_entries(
+            [a, b], kind=kind, game="face-to-face", games=len(played), seed="s", rated=False, status="done"
+        )
+        results.save_games(match, [a, b], played, {}, timezone.now())
+    return match
+
+
+def forfeit(termination, seat=0):
+    return games.Outcome(termination, winner=1 - seat, seat=seat, detail="x")
+
+
+def test_failure_rates_by_kind_with_examples(client, alice, bob, make_version):
+    mine = make_version(alice, "mine")
+    rival = make_version(bob, "rival")
+    fair = games.Outcome(games.Termination.STUCK, winner=1, seat=0)
+    T = games.Termination
+    match = store(
+        mine, rival,
+        [forfeit(T.ILLEGAL_TURN), forfeit(T.ILLEGAL_TURN), forfeit(T.TIMEOUT), forfeit(T.CRASH, seat=1)] + [fair] * 6,
+    )  # fmt: skip
+    store(mine, rival, [forfeit(T.CRASH)] * 3, kind="validation")  # not counted
+    page = client.get(reverse("bot", args=[mine.bot_id])).content.decode()
+    table = re.search(r'<table class="failures">.*?</table>', page, re.S).group(0)
+    cells = re.findall(r'<td class="num">(.*?)</td>', table, re.S)
+    assert cells[0] == "10"  # games: the 3 validation games left out
+    illegal, timeout, crash, protocol, other = cells[1:6]
+    assert "20.0 %" in illegal and "(2)" in illegal
+    assert "10.0 %" in timeout and "(1)" in timeout
+    assert ">0<" in crash and ">0<" in protocol and ">0<" in other  # the rival's crash is not its fault
+    ids = list(match.played_games.order_by("index").values_list("pk", flat=True))
+    assert f'href="/games/{ids[0]}/"' in illegal and f'href="/games/{ids[1]}/"' in illegal
+    assert f'href="/games/{ids[2]}/"' in timeout
