@@ -15,7 +15,6 @@ from league.arena.ladder import refits
 from league.arena.ladder.pools import RatingPool
 from league.arena.models import Match
 from league.arena.play import results
-from tests.league.test_forfeit_pause import store_ladder_match
 from tests.league.browser import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -25,6 +24,7 @@ from tests.league.browser import (
     django_beside_playwright,
     screenshot_folder,
 )
+from tests.league.test_forfeit_pause import store_ladder_match
 
 pytestmark = [
     NEEDS_CHROMIUM,
