@@ -170,3 +170,29 @@ def test_who_sees_a_test_page(alice, bob, client, two_versions):
     client.force_login(alice)
     mine = client.get(page).content.decode()
     assert "Cancel the test" in mine and 'data-live="on"' in mine and "<svg" in mine
+
+
+def test_a_coop_test_compares_both_teams_on_the_same_deals(alice, sent, settings, django_capture_on_commit_callbacks):
+    settings.ARENA_TEST_BATCH_PAIRS = 2
+    mine = Bot.objects.create(owner=alice, name="solo", game="the-game", house_ref="house:greedy")
+    new = BotVersion.objects.create(bot=mine, number=1, sha256="c" * 64, kind="house", status="active")
+    mine.refresh_active_version()
+    base = house_version("house:random", "the-game")
+    with django_capture_on_commit_callbacks(execute=True):
+        test = running.start(alice, new, base, players=1, max_games=8, elo0=-5, elo1=0, elo_model="logistic")
+    test = play_to_the_end(test, django_capture_on_commit_callbacks)
+    halves = list(Match.objects.filter(version_test=test).order_by("first_deal", "pk"))
+    assert [(m.first_deal, m.ordered_versions(), m.players, m.games) for m in halves] == [
+        (0, [new], 1, 2),
+        (0, [base], 1, 2),
+        (2, [new], 1, 2),
+        (2, [base], 1, 2),
+    ]
+    # Deal by deal, the team that left fewer cards wins it: the counts are recomputed from the stored games.
+    left = {m.pk: list(m.played_games.order_by("index").values_list("score", flat=True)) for m in halves}
+    expected = [0, 0, 0]
+    for mine_half, base_half in zip(halves[::2], halves[1::2], strict=True):
+        for a, b in zip(left[mine_half.pk], left[base_half.pk], strict=True):
+            expected[2 if a < b else 1 if a == b else 0] += 1
+    assert (test.status, test.counts, test.batches) == ("done", expected, 2)
+    assert running.status_of(test).counts.kind == "trinomial"
