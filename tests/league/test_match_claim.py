@@ -64,3 +64,23 @@ def test_a_released_match_is_queued_again_or_failed_for_good(db):
     assert match.release(token, "runner broke again", give_up=True)
     match.refresh_from_db()
     assert match.status == "failed" and match.finished_at is not None
+
+
+def test_a_match_held_by_a_dead_process_of_the_same_worker_is_taken_over_at_once(db):
+    import subprocess
+    import sys
+
+    from league.arena.play import matches
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a pool process killed: its pid is free
+    match = new_match()
+    assert match.claim(f"w1@host:{gone.pid}", LEASE) is not None  # its heartbeat is fresh
+    match.refresh_from_db()
+    assert matches.dead_claimant_here(match, "w2@host:1") == ""  # another node: only its lease tells
+    assert Match.objects.get(pk=match.pk).claim("w2@host:1", LEASE) is None
+    dead = matches.dead_claimant_here(match, "w1@host:1")
+    assert dead == f"w1@host:{gone.pid}"
+    assert Match.objects.get(pk=match.pk).claim("w1@host:1", LEASE, dead_claimant=dead) is not None
+    match.refresh_from_db()  # now held by w1@host:1, and process 1 lives: its lease alone tells
+    assert matches.dead_claimant_here(match, "w1@host:2") == ""

@@ -156,26 +156,26 @@ class Match(models.Model):
     def ordered_versions(self) -> list[BotVersion]:
         return [e.version for e in self.entries.select_related("version__bot__owner").order_by("index")]
 
-    def claim(self, worker: str, lease: timedelta) -> uuid.UUID | None:
+    def claim(self, worker: str, lease: timedelta, dead_claimant: str = "") -> uuid.UUID | None:
         """Take the match for this worker; None when another worker has it or it is finished.
 
         The conditional UPDATE touches exactly one row for exactly one claimant, so a match is
-        never played twice at once; a claim whose heartbeat stopped (dead worker) can be retaken.
+        never played twice at once; a claim whose heartbeat stopped (dead worker) can be retaken, and so can,
+        at once, one still held by `dead_claimant` (a process known for certain to be gone).
         """
         token = uuid.uuid4()
         now = timezone.now()
-        taken = (
-            Match.objects.filter(pk=self.pk)
-            .claimable(lease)
-            .update(
-                status=self.Status.RUNNING,
-                claim_token=token,
-                claimed_by=worker[:200],
-                attempts=F("attempts") + 1,
-                games_done=0,
-                started_at=now,
-                heartbeat_at=now,
-            )
+        claimable = Match.objects.filter(pk=self.pk).claimable(lease)
+        if dead_claimant:
+            claimable |= Match.objects.filter(pk=self.pk, status=self.Status.RUNNING, claimed_by=dead_claimant)
+        taken = claimable.update(
+            status=self.Status.RUNNING,
+            claim_token=token,
+            claimed_by=worker[:200],
+            attempts=F("attempts") + 1,
+            games_done=0,
+            started_at=now,
+            heartbeat_at=now,
         )
         if taken != 1:
             return None

@@ -108,7 +108,8 @@ def play(match_id: int, worker: str | None = None) -> bool:
     if match is None:
         log.warning("match %s does not exist (deleted?); nothing to play", match_id)
         return False
-    token = match.claim(worker or worker_name(), lease())
+    worker = worker or worker_name()
+    token = match.claim(worker, lease(), dead_claimant=dead_claimant_here(match, worker))
     if token is None:
         log.info(
             "match %s: not claimed (%s, by %s); nothing to do", match.pk, match.status, match.claimed_by or "nobody"
@@ -170,6 +171,23 @@ def play(match_id: int, worker: str | None = None) -> bool:
             raise
     log.info("match %s: stored %d games in %.1f s", match.pk, len(result.games), time.monotonic() - started)
     return True
+
+
+def dead_claimant_here(match: Match, worker: str) -> str:
+    """The match's claimant when it is a process of this very worker (same node) that is gone, a pool process
+    killed, say: its death is certain, so its match need not wait out the lease. "" otherwise."""
+    if match.status != Match.Status.RUNNING or not match.claimed_by:
+        return ""
+    node, _, pid = match.claimed_by.rpartition(":")
+    if node != worker.rpartition(":")[0] or not pid.isdigit() or int(pid) == os.getpid():
+        return ""
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return match.claimed_by
+    except OSError:
+        pass  # alive under another uid, or not ours to ask about
+    return ""
 
 
 def _abandon(match: Match, token: uuid.UUID, why: str) -> None:
