@@ -121,3 +121,13 @@ def test_no_private_game_ever_reaches_an_archive(stored):
     )
     exported = {record["id"] for path in archives.folder().glob("*.jsonl.gz") for record in lines(path)}
     assert private and not private & exported and len(exported) == 3
+
+
+def test_replaying_on_several_processes_writes_the_same_bytes(stored, settings, tmp_path):
+    (alone,) = archives.export(NOW).archives
+    settings.ARENA_ARCHIVE_DIR = tmp_path / "two"
+    (shared,) = archives.export(NOW, jobs=2).archives
+    assert (
+        shared == alone
+        and (tmp_path / "two" / shared.name).read_bytes() == (tmp_path / "archives" / alone.name).read_bytes()
+    )

@@ -22,6 +22,7 @@ import json
 import os
 import re
 import zlib
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
@@ -33,6 +34,7 @@ from django.conf import settings
 from django.utils import timezone
 
 import games
+from games.archive import map_bounded
 from league.arena.models import Game, GameSeat, Match
 
 PUBLIC_KINDS = (Match.Kind.LADDER, Match.Kind.TOURNAMENT, Match.Kind.EXHIBITION)
@@ -90,8 +92,8 @@ def exported_through() -> str | None:
         return None
 
 
-def export(now: datetime | None = None) -> ExportResult:
-    """Write the archives of every finished month not written yet."""
+def export(now: datetime | None = None, jobs: int = 1) -> ExportResult:
+    """Write the archives of every finished month not written yet, replaying the logs on `jobs` processes."""
     now = now or timezone.now()
     end = _month_start(now - SETTLE)  # games before this are in finished months
     done = exported_through()
@@ -105,21 +107,21 @@ def export(now: datetime | None = None) -> ExportResult:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:  # another export runs now; it writes these months
             return ExportResult([], [], 0, 0)
-        return _export(target, begin, end)
+        return _export(target, begin, end, jobs)
 
 
-def _export(target: Path, begin: datetime | None, end: datetime) -> ExportResult:
+def _export(target: Path, begin: datetime | None, end: datetime, jobs: int) -> ExportResult:
     writers: dict[tuple[str, str], _Writer] = {}
     written = skipped = 0
     try:
-        for game, record in _public_records(begin, end):
-            if record is None:
+        for (game, record), log in _verified(_public_records(begin, end), jobs):
+            if log is None:
                 skipped += 1
                 continue
             key = (game.game, game.played_at.astimezone(UTC).strftime("%Y-%m"))
             if key not in writers:
                 writers[key] = _Writer(target, *key)
-            writers[key].write(record)
+            writers[key].write(orjson.dumps(record)[:-1] + b',"log":' + log + b"}\n")
             written += 1
         made = [writer.finish() for _, writer in sorted(writers.items())]
     except BaseException:
@@ -133,11 +135,15 @@ def _export(target: Path, begin: datetime | None, end: datetime) -> ExportResult
     return ExportResult(months, made, written, skipped)
 
 
-def _public_records(begin: datetime | None, end: datetime) -> Iterator[tuple[Game, dict[str, Any] | None]]:
+def _public_records(begin: datetime | None, end: datetime) -> Iterator[tuple[Game, dict[str, Any]]]:
     """(game, its line) for each public game played in [begin, end), by id, a page at a time."""
     chosen = Game.objects.filter(
         match__kind__in=PUBLIC_KINDS, match__status=Match.Status.DONE, played_at__lt=end
     ).select_related("match")
+    chosen = chosen.only(
+        "game", "index", "played_at", "termination", "winner_seat", "score", "log_zlib",
+        "match__kind", "match__tournament_id",
+    )  # fmt: skip
     if begin is not None:
         chosen = chosen.filter(played_at__gte=begin)
     after = 0
@@ -164,22 +170,44 @@ def _public_records(begin: datetime | None, end: datetime) -> Iterator[tuple[Gam
         after = page[-1].pk
 
 
-def _record(game: Game, seats: list[dict[str, Any]]) -> dict[str, Any] | None:
-    log = orjson.loads(zlib.decompress(bytes(game.log_zlib)))
-    try:
-        outcome = games.replay(log)
-    except games.LogMismatch:
-        return None
-    if (outcome.termination.value, outcome.winner, outcome.score) != (game.termination, game.winner_seat, game.score):
-        return None
+def _record(game: Game, seats: list[dict[str, Any]]) -> dict[str, Any]:
+    """The line of a game but its log."""
     match = game.match
     return {
         "id": game.pk,
         "played_at": game.played_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
         "match": {"id": match.pk, "kind": match.kind, "tournament": match.tournament_id, "index": game.index},
         "seats": seats,
-        "log": log,
     }
+
+
+def _verified(
+    records: Iterator[tuple[Game, dict[str, Any]]], jobs: int
+) -> Iterator[tuple[tuple[Game, dict[str, Any]], bytes | None]]:
+    """Each (game, line) with its log as JSON once the engine replayed it to the stored result (None if not), in
+    order; the replays run on `jobs` processes with a bounded number of games in flight (games.archive)."""
+    window: deque[tuple[Game, dict[str, Any]]] = deque()
+
+    def stored() -> Iterator[tuple[bytes, str, int | None, int | None]]:
+        for game, record in records:
+            window.append((game, record))
+            yield bytes(game.log_zlib), game.termination, game.winner_seat, game.score
+
+    for log in map_bounded(verify_log, stored(), jobs):
+        yield window.popleft(), log
+
+
+def verify_log(stored: tuple[bytes, str, int | None, int | None]) -> bytes | None:
+    """A stored log (zlib) as compact JSON when it replays to the stored (termination, winner, score); else None."""
+    log_zlib, termination, winner, score = stored
+    log = orjson.loads(zlib.decompress(log_zlib))
+    try:
+        outcome = games.replay(log)
+    except games.LogMismatch:
+        return None
+    if (outcome.termination.value, outcome.winner, outcome.score) != (termination, winner, score):
+        return None
+    return orjson.dumps(log)
 
 
 class _Writer:
@@ -192,11 +220,13 @@ class _Writer:
         self.partial = target / f".{self.name}.partial"
         self.raw: IO[bytes] = open(self.partial, "wb")  # noqa: SIM115 (closed in finish or discard)
         self.digest = hashlib.sha256()
-        self.zipped = gzip.GzipFile(filename="", mode="wb", fileobj=_Hashing(self.raw, self.digest), mtime=0)
+        self.zipped = gzip.GzipFile(
+            filename="", mode="wb", fileobj=_Hashing(self.raw, self.digest), mtime=0, compresslevel=6
+        )
         self.games = 0
 
-    def write(self, record: dict[str, Any]) -> None:
-        self.zipped.write(orjson.dumps(record) + b"\n")
+    def write(self, line: bytes) -> None:
+        self.zipped.write(line)
         self.games += 1
 
     def finish(self) -> Archive:
