@@ -45,7 +45,7 @@ def screenshots(tmp_path_factory, pytestconfig):
 def analysed_inline(monkeypatch, settings):
     """Analyses run as soon as they are asked for, in the web server's thread; other tasks are dropped."""
     settings.ARENA_ANALYSIS_ROLLOUTS = 2
-    monkeypatch.setattr(queue, "_send", lambda name, args, countdown: name == queue.ANALYSE_GAME and runs.run(*args))
+    monkeypatch.setattr(queue, "_send", lambda name, args, *options: name == queue.ANALYSE_GAME and runs.run(*args))
 
 
 def test_analyse_shows_the_chart_the_marks_and_the_accuracy(
@@ -85,6 +85,11 @@ def test_analyse_shows_the_chart_the_marks_and_the_accuracy(
         assert page.evaluate("location.hash") == f"#turn={shown}"
         assert page.locator("#replay-command").text_content().endswith(f"--turn {shown}")
         assert page.locator("#turn-analysis").text_content().startswith(f"Turn {shown}, ")
+        marked = page.locator("#analysis-marks button.mark-link")
+        if marked.count():  # a marked turn's button moves there, and the move line shows its mark
+            marked.first.click()
+            assert page.locator("#replay-move .mark").count() == 1
+            points.nth(shown - 1).dispatch_event("click")
         show = page.locator("#turn-analysis button")
         if show.count():  # the expert played otherwise: its turn is shown on demand
             show.click()

@@ -23,6 +23,7 @@
   const names = data.seats.map((seat) => seat.short);
   const lastTurn = data.turns.length;
   const POLL_MS = 1000;
+  const FIRST_POLL_MS = 250; // a short game's analysis may be done almost at once
   const MARKS = ["inaccuracy", "mistake", "blunder"];
   const PLURALS = { inaccuracy: "inaccuracies", mistake: "mistakes", blunder: "blunders" };
   const SVG = "http://www.w3.org/2000/svg";
@@ -131,9 +132,17 @@
     }
   }
 
+  // The turn's mark in the move line too, so that stepping through the game shows it without scrolling.
+  function markMove(figures) {
+    const line = $("replay-move");
+    line.querySelectorAll(".mark").forEach((node) => node.remove());
+    if (figures && figures.mark) line.append(" ", el("span", `mark mark-${figures.mark}`, figures.mark));
+  }
+
   function showTurnAnalysis() {
     const figures = byTurn.get(position.t);
     drawBestOnBoard(figures);
+    markMove(figures);
     turnAnalysis.replaceChildren();
     turnAnalysis.hidden = !figures;
     if (!figures) return;
@@ -300,7 +309,7 @@
         analysis.status === "queued"
           ? "Waiting for a worker: analyses run when the league's matches leave room."
           : `Analysing: ${analysis.turns_done} of ${plural(analysis.turns_total, "turn")} done.`;
-      pollTimer = setTimeout(load, POLL_MS);
+      pollTimer = setTimeout(load, analysis.turns_done ? POLL_MS : FIRST_POLL_MS);
       return;
     }
     progress.hidden = true;
