@@ -93,3 +93,26 @@ def test_a_game_without_a_season_says_so(client, db):
     assert not Season.objects.exists()
     page = client.get(reverse("ladder", args=["extreme"])).content.decode()
     assert "No season of its challenge ladder has started" in page
+
+
+def test_a_coop_bots_page_and_a_house_bots_show_the_season_per_team_size(client, played_season):
+    from league.arena.coop import bot_results
+    from league.arena.models import Bot
+
+    mine = Bot.objects.get(name="greedy-copy")
+    page = client.get(reverse("bot", args=[mine.pk])).content.decode()
+    section = page[page.index('class="card coop-results"') :]
+    section = section[: section.index("</section>")]
+    assert f"Season {played_season.number} of The Game" in section
+    results = bot_results.season_results(mine)
+    for team in results.teams:  # the page's figures are the season's own, recomputed from the logs
+        deals, wins, mean, median = figures(
+            list(replayed_results(played_season, team.players)[mine.active_version_id].values())
+        )
+        assert (team.figures.deals, team.figures.wins) == (deals, wins)
+        assert f'{floatformat(mean, 1)}</td><td class="num">{floatformat(median, 1)}' in section
+        assert team.rank is not None and f'{team.rank} <span class="small muted">of {team.ranked}' in section
+    assert section.count("Replay game") == min(10, 6 * 2)
+    assert reverse("season-deal", args=[played_season.pk, 0]) in section or "every bot on deal" in section
+    house = Bot.objects.get(house_ref="house:random", game="the-game")
+    assert "coop-results" in client.get(reverse("bot", args=[house.pk])).content.decode()  # house co-op bots too

@@ -18,6 +18,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 
+from league.arena.coop import bot_results as coop_results
 from league.arena.ladder import forfeits
 from league.arena.ladder.leaderboards import TIE_ELO
 from league.arena.lib import caching
@@ -622,6 +623,7 @@ def page_context(request: HttpRequest, bot: Bot) -> dict:
     versus = _versus(request)
     games = recent_games(bot, played, games_number, versus)
     context.update(
+        coop=coop_results.season_results(bot),
         rating=caching.fragment(f"bot-rating:{bot.pk}", scope, rating_part),
         opponents=caching.fragment(f"bot-opponents:{bot.pk}:{opponents_number}", scope, opponents_part),
         seats=seats,
