@@ -97,3 +97,24 @@ def test_demo_serves_the_league_and_ctrl_c_stops_everything(tmp_path):
     assert output.lstrip().startswith("Stopping"), f"something was printed after the address: {output!r}"
     assert "Stopped." in output
     assert children and not any(alive(pid) for pid in children)
+
+
+def test_the_demo_opens_a_season_of_each_coop_game_and_reuses_it_and_its_tournament_on_restart(db, settings, sent):
+    from league.arena.coop import challenges
+    from league.arena.management.commands import demo as demo_command
+    from league.arena.models import COOP_GAMES, Match, Season, Tournament
+
+    settings.ARENA_COOP_MAX_PENDING = 100
+    tournament, seasons = demo_command.prepare("pw", games=2)
+    assert sorted(season.game for season in seasons) == sorted(COOP_GAMES)
+    assert all(season.current and season.team_sizes == [1, 2, 3] for season in seasons)
+    # the house bots' first matches of each season are small (5 deals), so results show within a minute or two
+    for game in COOP_GAMES:
+        queued = challenges.schedule(game)
+        assert queued and all(match.games == 5 for match in queued), game
+    again, seasons_again = demo_command.prepare("pw", games=2)  # a restart
+    assert again.pk == tournament.pk and Tournament.objects.filter(name=demo_command.DEMO_TOURNAMENT).count() == 1
+    assert [s.pk for s in seasons_again] == [s.pk for s in seasons] and Season.objects.count() == len(COOP_GAMES)
+    Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.FINISHED)
+    assert demo_command.prepare("pw", games=2)[0].pk == tournament.pk  # finished: shown, not made again
+    assert Match.objects.filter(kind="ladder", game="the-game").exists()

@@ -1,10 +1,11 @@
 """`python manage.py demo`: the whole league on one machine, with nothing else to install or start.
 
 Migrates the database (SQLite by default), creates a demo admin, registers the house bots as ladder
-members, schedules a demo tournament, then runs the web server and a Celery worker (with the beat
-clock embedded) until Ctrl-C, which stops everything it started. The server runs as in production
-(DEBUG off: the site's own error pages, static files served by WhiteNoise); both processes log to
-files under the data folder, so the address, printed once the server answers, stays the last line.
+members, schedules a demo tournament and opens a small season of each co-op game (The Game, The Game Extreme)
+whose first results show within a minute or two; a restart reuses both instead of adding more. Then it runs the
+web server and a Celery worker (with the beat clock embedded) until Ctrl-C, which stops everything it started. The
+server runs as in production (DEBUG off: the site's own error pages, static files served by WhiteNoise); both
+processes log to files under the data folder, so the address, printed once the server answers, stays the last line.
 """
 
 from __future__ import annotations
@@ -28,11 +29,14 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 from django.utils import timezone
 
-from league.arena.models import FACE_TO_FACE, Tournament, TournamentEntry
+from league.arena.coop import challenges
+from league.arena.models import COOP_GAMES, FACE_TO_FACE, Season, Tournament, TournamentEntry
 from league.arena.ops.workers import worker_command
 from league.arena.uploads.house import ensure_house_bots
 
 DEMO_TOURNAMENT = "Demo: house bots round robin"
+# A demo season: few deals in small matches, so the house bots' first co-op results show within a minute or two.
+DEMO_SEASON = {"deals": 60, "chunk": 5, "team_sizes": [1, 2, 3]}
 SERVER_START_SECONDS = 120
 
 
@@ -53,9 +57,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         self._ensure_sandbox()
         call_command("migrate", interactive=False, verbosity=0)
-        self._admin(options["admin_password"])
-        house = [v for v in ensure_house_bots() if v.bot.game == FACE_TO_FACE]
-        tournament = self._tournament(house, options["games"])
+        tournament, seasons = prepare(options["admin_password"], options["games"])
         logs = Path(settings.DATA_DIR) / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         children = self._start(options, logs)
@@ -75,6 +77,9 @@ class Command(BaseCommand):
             + f"  database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}, "
             + f"broker: {settings.CELERY_BROKER_URL.split('://')[0]}\n"
             + f"  demo tournament: {url}tournaments/{tournament.pk}/ (starts by itself)\n"
+            + "".join(
+                f"  co-op season: {url}ladder/{season.game}/ (the house bots play it now)\n" for season in seasons
+            )
             + f"  admin: {url}admin/  user admin, password {options['admin_password']}\n"
             + self.style.SUCCESS(f"The Game Arena runs at {url}")
             + "  (Ctrl-C stops it)\n"
@@ -97,26 +102,6 @@ class Command(BaseCommand):
                 "WARNING: bubblewrap (bwrap) is not installed, so uploaded bots cannot be validated or played; "
                 "install it with `apt-get install bubblewrap`. House bots play as usual."
             )
-
-    def _admin(self, password: str) -> None:
-        users = get_user_model().objects
-        if not users.filter(username="admin").exists():
-            users.create_superuser("admin", email="", password=password)
-
-    def _tournament(self, house: list, games: int) -> Tournament:
-        tournament = Tournament.objects.filter(name=DEMO_TOURNAMENT).exclude(status=Tournament.Status.FINISHED).first()
-        if tournament is None:
-            tournament = Tournament.objects.create(
-                name=DEMO_TOURNAMENT,
-                game=FACE_TO_FACE,
-                format=Tournament.Format.ROUND_ROBIN,
-                games_per_pairing=games,
-                scheduled_at=timezone.now() + timedelta(seconds=15),
-            )
-            TournamentEntry.objects.bulk_create(
-                [TournamentEntry(tournament=tournament, bot=version.bot) for version in house]
-            )
-        return tournament
 
     def _start(self, options: dict[str, Any], logs: Path) -> list[subprocess.Popen]:
         manage = str(Path(settings.BASE_DIR) / "manage.py")
@@ -150,6 +135,38 @@ class Command(BaseCommand):
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             _stop_all(children)
         self.stdout.write("Stopped.")
+
+
+def prepare(admin_password: str, games: int) -> tuple[Tournament, list[Season]]:
+    """The demo's league: its admin, the house bots, its tournament and a current season of each co-op game, each
+    made once and reused on every later start."""
+    users = get_user_model().objects
+    if not users.filter(username="admin").exists():
+        users.create_superuser("admin", email="", password=admin_password)
+    house = [v for v in ensure_house_bots() if v.bot.game == FACE_TO_FACE]
+    return _tournament(house, games), [_season(game) for game in COOP_GAMES]
+
+
+def _tournament(house: list, games: int) -> Tournament:
+    """The demo tournament: the one made by an earlier start (finished or not), else a new one."""
+    tournament = Tournament.objects.filter(name=DEMO_TOURNAMENT).order_by("-pk").first()
+    if tournament is None:
+        tournament = Tournament.objects.create(
+            name=DEMO_TOURNAMENT,
+            game=FACE_TO_FACE,
+            format=Tournament.Format.ROUND_ROBIN,
+            games_per_pairing=games,
+            scheduled_at=timezone.now() + timedelta(seconds=15),
+        )
+        TournamentEntry.objects.bulk_create(
+            [TournamentEntry(tournament=tournament, bot=version.bot) for version in house]
+        )
+    return tournament
+
+
+def _season(game: str) -> Season:
+    """The co-op game's current season (an earlier start's, or one an operator opened), else a small demo one."""
+    return challenges.current_season(game) or challenges.start_season(game, **DEMO_SEASON)
 
 
 def _production_like_env(host: str) -> dict[str, str]:
