@@ -107,11 +107,17 @@ def test_request_latency_is_counted_per_route(client, scraper, db):
 
 
 def test_a_broker_that_does_not_answer_is_a_zero_not_an_error(scraper, db, monkeypatch):
-    from league.arena.ops import machinery
+    from league.arena.ops import machinery, metrics
 
     def down():
         raise ConnectionRefusedError("connection refused")
 
+    scraper()  # the process's connection is open now
     monkeypatch.setattr(machinery.app, "connection_for_read", down)
+    monkeypatch.setattr(metrics.machinery, "waiting", lambda channel, name: down())  # the open one breaks
     got = scraper()
     assert got["arena_broker_up"][()] == 0 and "arena_queue_messages" not in got
+    got = scraper()  # it was dropped: the next scrape connects afresh, and that fails too
+    assert got["arena_broker_up"][()] == 0
+    monkeypatch.undo()
+    assert scraper()["arena_broker_up"][()] == 1

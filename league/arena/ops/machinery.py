@@ -57,13 +57,14 @@ def queue_lengths() -> list[QueueLength]:
         with app.connection_for_read() as connection:
             connection.ensure_connection(max_retries=1, timeout=BROKER_TIMEOUT_SECONDS)
             channel = connection.default_channel
-            return [QueueLength(name, _waiting(channel, name)) for name in names]
+            return [QueueLength(name, waiting(channel, name)) for name in names]
     except Exception as error:  # any broker failure is shown on the page, not raised at the staff
         problem = f"the broker did not answer: {error}"
         return [QueueLength(name, None, problem) for name in names]
 
 
-def _waiting(channel: Any, name: str) -> int:
+def waiting(channel: Any, name: str) -> int:
+    """Messages waiting in the queue `name` on an open channel."""
     try:
         return channel.queue_declare(queue=name, passive=True).message_count
     except ChannelError:  # Redis keeps no list for an empty queue: a passive declare finds nothing

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import os
+import threading
 from collections.abc import Iterator
 
 from django.conf import settings
@@ -57,10 +58,32 @@ class LeagueCollector(Collector):
         yield from _validation(now)
 
 
+# Each web process keeps one broker connection for its scrapes (connecting took half a scrape's time); one that
+# fails is dropped, that scrape reports the broker down, and the next connects afresh.
+_broker = threading.local()
+
+
+def _queue_lengths() -> list[machinery.QueueLength]:
+    names = [queue.name for queue in settings.CELERY_TASK_QUEUES]
+    connection = getattr(_broker, "connection", None)
+    try:
+        if connection is None:
+            connection = machinery.app.connection_for_read()
+            connection.ensure_connection(max_retries=1, timeout=machinery.BROKER_TIMEOUT_SECONDS)
+            _broker.connection = connection
+        channel = connection.default_channel
+        return [machinery.QueueLength(name, machinery.waiting(channel, name)) for name in names]
+    except Exception as error:  # a broker that does not answer is a gauge at 0, not a failed scrape
+        _broker.connection = None
+        if connection is not None:
+            connection.release()
+        return [machinery.QueueLength(name, None, f"the broker did not answer: {error}") for name in names]
+
+
 def _queues() -> Iterator[Metric]:
     waiting = GaugeMetricFamily("arena_queue_messages", "Messages waiting in a broker queue.", labels=["queue"])
     up = GaugeMetricFamily("arena_broker_up", "1 when the broker answered this scrape, else 0.")
-    lengths = machinery.queue_lengths()
+    lengths = _queue_lengths()
     for queue in lengths:
         if queue.messages is not None:
             waiting.add_metric([queue.name], queue.messages)
