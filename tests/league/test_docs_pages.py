@@ -96,4 +96,5 @@ def test_the_kit_page_serves_the_wheel_of_the_servers_own_sources(client, db, tm
     assert "python -m bots play my_bot.py house:greedy" in page and "python -m games replay game-123.json" in page
     for other in ("thegame_arena_kit-0.0.1-py3-none-any.whl", "..%2F..%2Fsettings.py", "x.whl"):
         assert client.get(f"/docs/kit/{other}").status_code == 404, other
-    assert 'href="/docs/kit/"' in client.get(reverse("docs")).content.decode()
+    index = client.get(reverse("docs")).content.decode()
+    assert 'href="/docs/kit/"' in index and 'href="/data/"' in index
