@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
-from league.arena.models import BotVersion, Game, Match, RatingFit
+from league.arena.models import BotVersion, Game, Match, RatingFit, WorkerHealth
 from league.arena.uploads.house import house_version
 
 
@@ -70,6 +70,9 @@ def test_the_league_figures_come_from_the_database(scraper, make_version, record
     a_match(kind="ladder", status="running", claimed_by="w2@h:2", heartbeat_at=now - timedelta(minutes=5))
     RatingFit.objects.create(game="face-to-face", games=4, fitted_at=now - timedelta(minutes=2), pending=True)
     RatingFit.objects.create(game="extreme", games=7, fitted_at=now - timedelta(minutes=9))
+    WorkerHealth.objects.create(name="w3@h", sick=True, reason="cannot write to /dev/shm", since=now, checked_at=now)
+    WorkerHealth.objects.create(name="w4@h", sick=False, since=now, checked_at=now, recovered_at=now)
+    a_match(kind="ladder", status="failed", error="gave up after 10 runs whose workers stopped; the last: attempt 10")
     waiting = make_version(alice, "new", status="validating")
     BotVersion.objects.filter(pk=waiting.pk).update(created=now - timedelta(minutes=10))
 
@@ -77,11 +80,17 @@ def test_the_league_figures_come_from_the_database(scraper, make_version, record
     matches = got["arena_matches"]
     assert matches[(("kind", "ladder"), ("status", "done"))] == 1
     assert matches[(("kind", "tournament"), ("status", "done"))] == 1
-    assert matches[(("kind", "ladder"), ("status", "failed"))] == 2
+    assert matches[(("kind", "ladder"), ("status", "failed"))] == 3
     failed = {
         dict(labels)["kind"] + "/" + dict(labels)["reason"]: n for labels, n in got["arena_matches_failed"].items()
     }
-    assert failed == {"ladder/runner": 1, "ladder/storing": 1, "scrim/worker-lost": 1, "validation/other": 1}
+    assert failed == {
+        "ladder/runner": 1,
+        "ladder/storing": 1,
+        "ladder/worker-lost": 1,
+        "scrim/worker-lost": 1,
+        "validation/other": 1,
+    }
     assert got["arena_games_stored_total"][()] == Game.objects.latest("pk").pk
     lag = {dict(labels)["ladder"]: value for labels, value in got["arena_refit_lag_seconds"].items()}
     assert 119 < lag["face-to-face"] < 180 and lag["extreme"] == 0
@@ -89,6 +98,7 @@ def test_the_league_figures_come_from_the_database(scraper, make_version, record
     beats = {dict(labels)["worker"]: value for labels, value in got["arena_worker_heartbeat_age_seconds"].items()}
     assert 29 < beats["w1@h:1"] < 90 and 299 < beats["w2@h:2"] < 400
     assert got["arena_workers_silent"][()] == 1
+    assert got["arena_workers_sick"][()] == 1 and got["arena_worker_sick"] == {(("worker", "w3@h"),): 1}
     assert got["arena_validation_waiting"][()] == 1
     assert 599 < got["arena_validation_oldest_wait_seconds"][()] < 700
     assert {dict(labels)["queue"] for labels in got["arena_queue_messages"]} == {

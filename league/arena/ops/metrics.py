@@ -33,6 +33,7 @@ from league.arena.ops import machinery
 
 # A failed match's error says which step broke (league/arena/play/matches.py); the reason label names that step.
 FAILURE_REASONS = [
+    ("worker-lost", "runs whose workers stopped"),  # given up after its workers kept dying (matches.MAX_SILENT_RUNS)
     ("storing", "storing the results failed"),
     ("runner", "the match runner failed"),
     ("worker-lost", "stopped before it could say why"),
@@ -152,7 +153,18 @@ def _workers(now) -> Iterator[Metric]:
             age.add_metric([beat.name], max((now - beat.last_heartbeat).total_seconds(), 0.0))
         playing.add_metric([beat.name], beat.running)
     silent.add_metric([], sum(beat.silent for beat in beats))
-    yield from (age, playing, silent)
+    sick = GaugeMetricFamily(
+        "arena_workers_sick",
+        "Workers whose own environment broke (their self-check fails): they take no match until it passes.",
+    )
+    sick_worker = GaugeMetricFamily(
+        "arena_worker_sick", "1 for a worker whose self-check fails (the machinery page says why).", labels=["worker"]
+    )
+    names = [health.name for health in machinery.sick_workers(now) if health.sick]
+    for name in names:
+        sick_worker.add_metric([name], 1)
+    sick.add_metric([], len(names))
+    yield from (age, playing, silent, sick, sick_worker)
 
 
 def _validation(now) -> Iterator[Metric]:
