@@ -12,10 +12,14 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from league.arena.coop import challenges
+from league.arena.ladder import refits
+from league.arena.ladder.pools import RatingPool
 from league.arena.models import FACE_TO_FACE, Game, Rating, Tournament, TournamentEntry
 from league.arena.site import docs
 from league.arena.uploads import changes as bot_changes
 from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM
+from tests.league.coop_helpers import record_coop
 
 PHONE, LAPTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 800}
 PASSWORD = "correct horse battery"
@@ -92,6 +96,12 @@ def league(transactional_db, django_user_model, make_version, record_games):
             match = record_games(versions[i], versions[j], [0, 1], tournament=cup, kind="tournament")
     Game.objects.filter(match=match, index=1).update(termination="timeout", winner_seat=0, fault_seat=1)
     bot_changes.retire(versions[1].bot)
+    # a co-op season with a long-named bot's results at three team sizes, rated: its bot page and the home page
+    season = challenges.start_season("the-game", deals=20, chunk=10, team_sizes=[1, 2, 3])
+    coop_bot = make_version(owner, "a-very-long-cooperative-bot-name", game="the-game")
+    for players in (1, 2, 3):
+        record_coop(season, coop_bot, players, [k % 7 for k in range(10)])
+        refits.refit(RatingPool.coop(season, players))
     later = Tournament.objects.create(name="Winter Cup", scheduled_at=timezone.now() + timedelta(hours=3))
     TournamentEntry.objects.bulk_create(TournamentEntry(tournament=later, bot=v.bot) for v in versions[:5])
     return {
@@ -111,6 +121,7 @@ def league(transactional_db, django_user_model, make_version, record_games):
         "kit": reverse("kit"),
         "data": reverse("data"),
         "retired-bot": reverse("bot", args=[versions[1].bot.pk]),
+        "coop-bot": reverse("bot", args=[coop_bot.bot_id]),
         "login": reverse("login"),
         "signup": reverse("signup"),
         "password-reset": reverse("password_reset"),

@@ -116,3 +116,14 @@ def test_a_coop_bots_page_and_a_house_bots_show_the_season_per_team_size(client,
     assert reverse("season-deal", args=[played_season.pk, 0]) in section or "every bot on deal" in section
     house = Bot.objects.get(house_ref="house:random", game="the-game")
     assert "coop-results" in client.get(reverse("bot", args=[house.pk])).content.decode()  # house co-op bots too
+
+
+def test_the_home_page_shows_the_coop_seasons_beside_the_face_to_face_ladder(client, played_season):
+    page = client.get(reverse("home")).content.decode()
+    ladders = page[page.index('class="home-ladders"') :]
+    assert "Face to Face ladder" in ladders
+    coop = ladders[ladders.index('id="home-the-game"') :]
+    coop = coop[: coop.index("</section>")]
+    assert f"season {played_season.number}" in coop and "greedy-copy" in coop
+    assert reverse("ladder", args=["the-game"]) in coop
+    assert "No season of its challenge ladder has started" in ladders[ladders.index('id="home-extreme"') :]

@@ -1,4 +1,5 @@
-"""The site's own pages: home (the Face to Face ladder's top, tournaments), the documentation and starter bots."""
+"""The site's own pages: home (the Face to Face ladder's top, the co-op games' current seasons, tournaments),
+the documentation and starter bots."""
 
 from __future__ import annotations
 
@@ -7,11 +8,15 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from league.arena.coop import challenges
+from league.arena.coop import leaderboards as coop_leaderboards
 from league.arena.ladder import leaderboards
 from league.arena.lib import caching
 from league.arena.models import (
+    COOP_GAMES,
     FACE_TO_FACE,
     GAME_CHOICES,
+    GAME_NAMES,
     Tournament,
 )
 from league.arena.site import docs, kit
@@ -28,6 +33,10 @@ def home(request: HttpRequest) -> HttpResponse:
             "arena/_top.html", {"rows": leaderboards.top(FACE_TO_FACE, HOME_TOP), "game_choices": GAME_CHOICES}
         ),
     )
+    coop = [
+        caching.fragment(f"home-coop:{game}", caching.leaderboard_scope(game), lambda game=game: _coop_top(game))
+        for game in COOP_GAMES
+    ]
     started = Tournament.objects.exclude(status=Tournament.Status.DRAFT)
     upcoming = Tournament.objects.filter(status=Tournament.Status.DRAFT, scheduled_at__isnull=False)
     return render(
@@ -35,9 +44,19 @@ def home(request: HttpRequest) -> HttpResponse:
         "arena/home.html",
         {
             "top": top,
+            "coop": coop,
             "tournaments": started[:HOME_TOURNAMENTS],
             "upcoming": upcoming.order_by("scheduled_at")[:HOME_TOURNAMENTS],
         },
+    )
+
+
+def _coop_top(game: str) -> str:
+    """A co-op game's current season on the home page: the top of its smallest team size's board."""
+    season = challenges.current_season(game)
+    board = coop_leaderboards.leaderboard_page(season, season.team_sizes[0], 1, per_page=HOME_TOP) if season else None
+    return render_to_string(
+        "arena/_coop_top.html", {"game": game, "name": GAME_NAMES[game], "season": season, "board": board}
     )
 
 
