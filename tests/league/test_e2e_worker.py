@@ -7,6 +7,7 @@ SQLite and filesystem broker otherwise. The worker plays uploaded bots in the sa
 from __future__ import annotations
 
 import os
+import re
 import signal
 from datetime import timedelta
 from pathlib import Path
@@ -61,7 +62,8 @@ def test_uploads_are_validated_and_a_scheduled_tournament_is_played(client, djan
     assert greedy.newest_active_version() is not None and rnd.newest_active_version() is not None
     failed = broken.versions.get()
     assert failed.status == "failed"
-    assert failed.failure_reason == "game 1: crash: play raised KeyError"  # as the public game log says
+    # as the public game log says, with the validation game and its opponent
+    assert re.fullmatch(r"game 1 of \d+ against house/\w+: crash: play raised KeyError", failed.failure_reason)
     assert "no such pile: p9.up" in failed.stderr_tail  # the exception's text: its owner's alone
     page = client.get(reverse("bot", args=[broken.pk])).content.decode()
     assert "no such pile: p9.up" in page  # the owner sees why

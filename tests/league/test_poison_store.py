@@ -10,6 +10,7 @@ ladder scheduling; so does a match re-sent after its last attempt died without a
 
 from __future__ import annotations
 
+import re
 import shutil
 from datetime import timedelta
 
@@ -48,7 +49,10 @@ def test_a_poisoned_validation_is_stored_and_fails_the_version_with_its_reason(p
     match.refresh_from_db()
     version.refresh_from_db()
     assert (match.status, match.error) == ("done", "")
-    assert version.status == "failed" and version.failure_reason.startswith(f"game 1: {termination}: ")
+    assert version.status == "failed"
+    assert re.match(rf"game 1 of \d+ against house/\w+: {termination}: ", version.failure_reason), (
+        version.failure_reason
+    )
     assert "\x00" not in version.failure_reason + version.stderr_tail
     game = Game.objects.filter(match=match).order_by("index").first()
     assert game.termination == termination and game.verified_log()["result"]["termination"] == termination
