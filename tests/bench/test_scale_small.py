@@ -75,7 +75,7 @@ print(f"checked {games} games, {GameSeat.objects.count()} seats, {len(rebuilt[1]
 
 PAGES = (
     "home", "ladder face-to-face", "ladder the-game", "ladder extreme", "bot (busiest)", "tournament (100)",
-    "tournament live", "match", "game replay", "game log",
+    "tournament live", "match", "game replay", "game log", "metrics",
 )  # fmt: skip
 
 
