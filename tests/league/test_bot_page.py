@@ -319,3 +319,18 @@ def test_games_against_itself_are_those_between_its_versions(client, alice, bob,
     between = record_games(second, first, [0])
     shown = re.findall(r'href="/games/(\d+)/">Replay', page(client, first.bot, vs=first.bot.pk))
     assert shown == [str(between.played_games.get().pk)]
+
+
+def test_a_superseded_version_is_not_labelled_active_and_the_rank_reads_once_the(client, alice, bob, make_version):
+    from league.arena.models import Rating
+
+    first = make_version(alice, "mine")
+    second = make_version(alice, "mine")  # v2 is the ladder version now
+    Rating.objects.create(version=second, game="face-to-face", elo=1500, low=1400, high=1600, games=20)
+    shown = page(client, second.bot)
+    versions = re.search(r"<section id=\"versions\".*?</table>", shown, re.S).group(0)
+    rows = {label: row for label, row in re.findall(r"<tr>\s*<td>(v\d)</td>(.*?)</tr>", versions, re.S)}
+    assert '"badge superseded"' in rows[first.label] and ">superseded<" in rows[first.label]
+    assert ">active<" not in rows[first.label]
+    assert ">active<" in rows[second.label]
+    assert "the The Game" not in shown and "ladder of The Game: Face to Face</a>" in shown

@@ -117,3 +117,19 @@ def test_uploads_per_user_per_hour(client, alice, bob, sent, settings):
     assert client.post(reverse("new-bot"), other).status_code == 429
     client.force_login(bob)
     assert client.post(reverse("new-bot"), {**data, "file": SimpleUploadedFile("bot.py", GOOD_BOT)}).status_code == 302
+
+
+def test_uploads_refused_at_compile_time_do_not_count_against_the_hourly_quota(client, alice, sent, settings):
+    settings.ARENA_UPLOADS_PER_HOUR = 2
+    client.force_login(alice)
+    data = {"name": "mybot", "game": "face-to-face", "description": ""}
+    assert client.post(reverse("new-bot"), {**data, "file": SimpleUploadedFile("bot.py", GOOD_BOT)}).status_code == 302
+    bot = Bot.objects.get(owner=alice)
+    for index in range(5):  # five uploads that do not compile: each refused, none counted
+        broken = SimpleUploadedFile("bot.py", b"def play(observation:\n    return []  # %d\n" % index)
+        response = client.post(reverse("new-version", args=[bot.pk]), {"file": broken})
+        assert response.status_code == 400
+    upload = SimpleUploadedFile("bot.py", GOOD_BOT + b"#fixed\n")
+    assert client.post(reverse("new-version", args=[bot.pk]), {"file": upload}).status_code == 302
+    late = SimpleUploadedFile("bot.py", GOOD_BOT + b"#late\n")
+    assert client.post(reverse("new-version", args=[bot.pk]), {"file": late}).status_code == 429  # 2 accepted

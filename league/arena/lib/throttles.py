@@ -47,6 +47,15 @@ def hit(scope: str, ident: str, limit: int, period: int) -> int | None:
     return max(1, math.ceil((window + 1) * period - now))
 
 
+def give_back(scope: str, ident: str, period: int) -> None:
+    """Uncount one attempt of `ident` at `scope` in the current window (one that was refused for what it sent)."""
+    key = f"{scope}:{ident}:{int(time.time() // period)}"
+    try:
+        caches["throttles"].decr(key)
+    except ValueError:  # the window ended meanwhile: nothing of it is left to give back
+        pass
+
+
 def too_many(request: HttpRequest, what: str, retry_after: int) -> HttpResponse:
     """429 with a Retry-After header and a page that says what was refused and when to try again."""
     at = datetime.fromtimestamp(time.time() + retry_after, tz=UTC)

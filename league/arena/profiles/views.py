@@ -61,7 +61,7 @@ def bot_status(request: HttpRequest, bot: Bot) -> JsonResponse:
 
 @require_POST
 @login_required
-@throttled("upload", "ARENA_UPLOADS_PER_HOUR", per_user, UPLOADS_REFUSED)
+@throttled("upload", "ARENA_UPLOADS_PER_HOUR", per_user, UPLOADS_REFUSED, count_refused=False)
 @with_bot(owner_only=True)
 def new_version(request: HttpRequest, bot: Bot) -> HttpResponse:
     form = NewVersionForm(request.POST, request.FILES)

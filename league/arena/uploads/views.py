@@ -34,7 +34,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@throttled("upload", "ARENA_UPLOADS_PER_HOUR", per_user, UPLOADS_REFUSED)
+@throttled("upload", "ARENA_UPLOADS_PER_HOUR", per_user, UPLOADS_REFUSED, count_refused=False)
 def new_bot(request: HttpRequest) -> HttpResponse:
     form = NewBotForm(request.POST or None, request.FILES or None, owner=request.user)
     if request.method == "POST" and form.is_valid():

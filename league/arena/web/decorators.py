@@ -38,11 +38,17 @@ def with_bot(owner_only: bool = False) -> Callable[[View], View]:
 
 
 def throttled(
-    scope: str, limit_setting: str, by: Callable[[HttpRequest], str | None], what: str
+    scope: str,
+    limit_setting: str,
+    by: Callable[[HttpRequest], str | None],
+    what: str,
+    count_refused: bool = True,
 ) -> Callable[[View], View]:
     """Allow settings.<limit_setting> POSTs per hour per `by(request)` (a user id, an address); more answer 429.
 
-    The 429 page says `what` was refused and when to try again. The limit is read on each request.
+    The 429 page says `what` was refused and when to try again. The limit is read on each request. Without
+    `count_refused`, a POST the view refuses (an answer of 400 or more: an upload that does not compile, say) is
+    not counted.
     """
 
     def decorate(view: View) -> View:
@@ -50,9 +56,14 @@ def throttled(
         def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if request.method == "POST":
                 limit = getattr(settings, limit_setting)
-                retry_after = throttles.hit(scope, by(request) or "unknown", limit, period=3600)
+                ident = by(request) or "unknown"
+                retry_after = throttles.hit(scope, ident, limit, period=3600)
                 if retry_after is not None:
                     return throttles.too_many(request, what, retry_after)
+                response = view(request, *args, **kwargs)
+                if not count_refused and response.status_code >= 400:
+                    throttles.give_back(scope, ident, period=3600)
+                return response
             return view(request, *args, **kwargs)
 
         return wrapper
