@@ -127,3 +127,11 @@ def test_the_home_page_shows_the_coop_seasons_beside_the_face_to_face_ladder(cli
     assert f"season {played_season.number}" in coop and "greedy-copy" in coop
     assert reverse("ladder", args=["the-game"]) in coop
     assert "No season of its challenge ladder has started" in ladders[ladders.index('id="home-extreme"') :]
+
+
+def test_a_coop_bots_page_does_not_call_it_unrated(client, played_season):
+    from league.arena.models import Bot
+
+    page = client.get(reverse("bot", args=[Bot.objects.get(name="greedy-copy").pk])).content.decode()
+    assert "not rated yet" not in page and "No rating yet" not in page
+    assert "results, Elo and rank per team size" in page
