@@ -135,3 +135,16 @@ def test_a_coop_bots_page_does_not_call_it_unrated(client, played_season):
     page = client.get(reverse("bot", args=[Bot.objects.get(name="greedy-copy").pk])).content.decode()
     assert "not rated yet" not in page and "No rating yet" not in page
     assert "results, Elo and rank per team size" in page
+
+
+def test_the_owners_profile_shows_a_coop_bots_season_per_team_size(client, alice, played_season):
+    from league.arena.coop import bot_results
+    from league.arena.models import Bot
+
+    mine = Bot.objects.get(name="greedy-copy")
+    page = client.get(reverse("user", args=[alice.username])).content.decode()
+    assert "unrated" not in page and f'href="#coop-{mine.pk}"' in page
+    section = page[page.index(f'id="coop-{mine.pk}"') :]
+    for team in bot_results.season_results(mine).teams:
+        assert f"{floatformat(team.figures.win_percent, 1)} %" in section
+        assert f"{team.rank} of {team.ranked}" in section

@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from league.arena.analysis import blunders
+from league.arena.coop import bot_results as coop_results
 from league.arena.ladder.leaderboards import TIE_ELO
 from league.arena.models import (
     Bot,
@@ -105,7 +106,9 @@ def user_page(request: HttpRequest, username: str) -> HttpResponse:
         rating = getattr(bot.active_version, "rating", None) if bot.active_version else None
         bot.rating = rating
         bot.rank = (bot.higher or 0) + 1 if rating is not None and bot.is_on_ladder else None
-    return render(request, "arena/user.html", {"owner": owner, "page": page})
+    # co-op bots are rated per season and team size, not on an Elo ladder of their game
+    coop = [(bot, results) for bot in page if (results := coop_results.season_results(bot)) is not None]
+    return render(request, "arena/user.html", {"owner": owner, "page": page, "coop": coop})
 
 
 @require_POST
