@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import admin, messages
+from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils import timezone
 
+from league.arena import queue
 from league.arena.accounts import admin as account_admin  # noqa: F401  (they register admins)
 from league.arena.coop import admin as coop_admin  # noqa: F401  (they register admins)
 from league.arena.models import Bot, BotVersion, Game, Match, MatchEntry, Rating
@@ -138,6 +141,36 @@ class MatchAdmin(admin.ModelAdmin):
         "finished_at",
     )
     inlines = [MatchEntryInline]
+    actions = ["play_again"]
+
+    @admin.action(description="Play the selected failed ladder matches again")
+    def play_again(self, request: HttpRequest, queryset: QuerySet) -> None:
+        """A failed ladder match (not a tournament's, validation's or scrim's: those were already counted as over by
+        whoever followed them) queued afresh, its attempts and failures counted from zero."""
+        ids = list(
+            queryset.filter(status=Match.Status.FAILED, kind=Match.Kind.LADDER, tournament__isnull=True).values_list(
+                "pk", flat=True
+            )
+        )
+        with transaction.atomic():
+            again = Match.objects.filter(pk__in=ids, status=Match.Status.FAILED).update(
+                status=Match.Status.QUEUED,
+                attempts=0,
+                failures=0,
+                error="",
+                claim_token=None,
+                claimed_by="",
+                games_done=0,
+                queued_at=timezone.now(),
+                started_at=None,
+                heartbeat_at=None,
+                finished_at=None,
+            )
+            for pk in ids:
+                queue.play(pk, Match.Kind.LADDER)
+        skipped = queryset.count() - again
+        note = f"; {skipped} left as they were (only failed ladder matches are played again)" if skipped else ""
+        messages.success(request, f"{again} match{'es' if again != 1 else ''} queued to play again{note}.")
 
     @admin.display(description="games")
     def games_played(self, match: Match) -> str:
