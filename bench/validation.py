@@ -65,7 +65,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--uploads", type=int, default=40, help="seeds, each standing for one upload (default 40)")
     parser.add_argument("--games", type=int, default=40, help="games against each opponent (default 40)")
-    parser.add_argument("--league-games", type=int, default=30, help="the league's ARENA_VALIDATION_GAMES (30)")
+    parser.add_argument("--league-games", type=int, default=20, help="the league's ARENA_VALIDATION_GAMES (20)")
     args = parser.parse_args()
     print(f"load average before: {harness.loadavg()}")
     normal = TimeControl(turn=1.0, bank=10.0, startup=5.0)
