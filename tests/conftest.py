@@ -1,4 +1,4 @@
-"""What the whole suite shares: the Hypothesis profile.
+"""What the whole suite shares: the Hypothesis profile, and one Redis database per parallel test process.
 
 CI runs every property test on the same examples each time (`ci`: derandomised, no example database), so a
 failure there is a failure of the change, not of the draw, and a rerun reproduces it. Locally the examples are
@@ -10,8 +10,10 @@ set it) or when tests/run.sh runs the suite; HYPOTHESIS_PROFILE=ci|dev chooses i
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 
+from django.conf import settings as django_settings
 from hypothesis import settings
 
 # Both from Hypothesis's own defaults: on a machine that says CI, Hypothesis has already loaded its own
@@ -31,3 +33,21 @@ def hypothesis_profile(environ: Mapping[str, str]) -> str:
 
 
 settings.load_profile(hypothesis_profile(os.environ))
+
+
+def broker_for_test_process(url: str, worker: str) -> str:
+    """The broker URL one pytest-xdist process uses (gw0, gw1, ...): the next Redis databases after the given one,
+    so that a Celery worker started by one process's test never takes the tasks another process's test queued."""
+    found = re.fullmatch(r"(redis://[^/]+)(?:/(\d+))?", url)
+    if not found or not worker.startswith("gw"):
+        return url
+    return f"{found[1]}/{int(found[2] or 0) + 1 + int(worker[2:])}"
+
+
+_BROKER = broker_for_test_process(os.environ.get("CELERY_BROKER_URL", ""), os.environ.get("PYTEST_XDIST_WORKER", ""))
+if _BROKER:
+    # Celery reads the variable over the settings, as do the workers and servers the tests start; pytest-django has
+    # already loaded the settings, so they are told too.
+    os.environ["CELERY_BROKER_URL"] = _BROKER
+    if django_settings.configured:
+        django_settings.CELERY_BROKER_URL = _BROKER
