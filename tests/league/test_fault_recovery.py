@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import time
 from datetime import timedelta
 
@@ -152,7 +153,11 @@ def test_a_match_whose_worker_stopped_beating_is_resent_within_the_lease(db, sen
     with caplog.at_level(logging.WARNING):
         assert committed(matches.requeue_lost) == 1
     assert sent == [("play_match", (dead.pk,))]
-    assert f"match {dead.pk}: worker host:41 sent no heartbeat for 11 s (killed?); match re-sent" in caplog.text
+    # 11 s when the upkeep ran at once, more on a machine that kept it waiting
+    assert re.search(
+        rf"match {dead.pk}: worker host:41 sent no heartbeat for \d+ s \(killed\?\); match re-sent", caplog.text
+    )
+    assert int(re.search(r"no heartbeat for (\d+) s", caplog.text)[1]) >= 11
     assert matches.requeue_lost() == 0  # once a lease
 
 
