@@ -31,15 +31,18 @@ fi
 export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
 
 # Test processes at once (pytest-xdist, a test file per process at a time): much of the suite waits on servers,
-# workers, sandboxes and a browser, so two keep two cores busy. Each process has its own test database and Redis
-# database (tests/conftest.py). TEST_PROCESSES=0 runs everything in this one process.
-PARALLEL=(-n "${TEST_PROCESSES:-2}" --dist loadfile)
-[ "${TEST_PROCESSES:-2}" = 0 ] && PARALLEL=()
+# workers, sandboxes and a browser, so three keep two cores busy. Each process has its own test database, Redis
+# database, data folder and queue (tests/conftest.py, tests/league/conftest.py). TEST_PROCESSES=0: one process.
+PARALLEL=(-n "${TEST_PROCESSES:-3}" --dist loadfile)
+[ "${TEST_PROCESSES:-3}" = 0 ] && PARALLEL=()
 
 # The whole suite against the production parts: PostgreSQL (psycopg 3) and Redis ...
 DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena CELERY_BROKER_URL=redis://127.0.0.1:6379/0 \
     "$PY" -m pytest -p no:cacheprovider "${PARALLEL[@]}" "$@"
 # ... and the league once more on the embedded default: SQLite and the filesystem broker.
-# (The browser tests ran above; what they look at does not depend on the database.)
-env -u DATABASE_URL -u CELERY_BROKER_URL "$PY" -m pytest -p no:cacheprovider "${PARALLEL[@]}" tests/league \
-    --ignore-glob='tests/league/test_browser_*' --ignore=tests/league/test_page_layout.py
+# (The browser tests ran above; what they look at does not depend on the database.) The league's tests are chosen by
+# leaving the rest of tests/ out rather than by naming tests/league: named, its conftest would set Django up in the
+# first pytest process, and the test processes would inherit its data folder and queue instead of making their own.
+not_league=(--ignore-glob='tests/test_*.py' --ignore-glob='tests/league/test_browser_*' --ignore=tests/league/test_page_layout.py)
+for folder in tests/*/; do [ "$folder" = tests/league/ ] || not_league+=(--ignore="$folder"); done
+env -u DATABASE_URL -u CELERY_BROKER_URL "$PY" -m pytest -p no:cacheprovider "${PARALLEL[@]}" tests "${not_league[@]}"
