@@ -44,6 +44,7 @@ from league.arena.models.matches import Game, GameOutput, GameSeat, LogTampered,
 from league.arena.models.notifications import Notification, NotificationSetting
 from league.arena.models.ratings import PairResult, Rating, RatingFit, RatingPoint, ScheduleLock, SeatResult
 from league.arena.models.scrims import MatchRequest
+from league.arena.models.tallies import MatchTally
 from league.arena.models.tournaments import Tournament, TournamentEntry
 from league.arena.models.versiontests import VersionTest
 from league.arena.models.workers import WorkerHealth
@@ -74,6 +75,7 @@ __all__ = [
     "Match",
     "MatchEntry",
     "MatchQuerySet",
+    "MatchTally",
     "MatchRequest",
     "Notification",
     "NotificationSetting",

@@ -144,6 +144,8 @@ class Match(models.Model):
             models.Index(fields=["game", "rated", "status"]),
             # A co-op season finds its chunks' matches by the season's seed (league.arena.coop.challenges).
             models.Index(fields=["seed"], name="match_seed"),
+            # The workers seen in the last hour (league.arena.ops.machinery.worker_beats, /metrics/ and its page).
+            models.Index(fields=["heartbeat_at"], name="match_heartbeat"),
         ]
         verbose_name_plural = "matches"
 

@@ -2,8 +2,9 @@
 
 prometheus-client rather than django-prometheus: django-prometheus instruments every model and database call
 per process, while what operators ask here lives in the database, shared by every web and worker process. So the
-league's figures are read at scrape time by one Collector with a few aggregate queries on indexed columns (any web
-process answers the same), and only request latency is kept per process (league/arena/lib/request_metrics.py).
+league's figures are read at scrape time by one Collector with a few small queries (any web process answers the
+same): match counts from the tallies the match table's triggers keep (league/arena/models/tallies.py), the rest
+from indexed columns, and only request latency is kept per process (league/arena/lib/request_metrics.py).
 The names and their meanings are listed in docs/operators.md.
 
 Access: a bearer token (ARENA_METRICS_TOKEN) or a client address in ARENA_METRICS_ALLOWED_IPS; with neither set,
@@ -16,10 +17,11 @@ import hmac
 import ipaddress
 import os
 import threading
+from collections import Counter
 from collections.abc import Iterator
 
 from django.conf import settings
-from django.db.models import Case, CharField, Count, Max, Min, Value, When
+from django.db.models import Count, Max, Min
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
@@ -29,15 +31,7 @@ from prometheus_client.registry import Collector
 
 from league.arena.lib.request_metrics import REQUEST_SECONDS
 from league.arena.models import BotVersion, Game, Match, RatingFit
-from league.arena.ops import machinery
-
-# A failed match's error says which step broke (league/arena/play/matches.py); the reason label names that step.
-FAILURE_REASONS = [
-    ("worker-lost", "runs whose workers stopped"),  # given up after its workers kept dying (matches.MAX_SILENT_RUNS)
-    ("storing", "storing the results failed"),
-    ("runner", "the match runner failed"),
-    ("worker-lost", "stopped before it could say why"),
-]
+from league.arena.ops import machinery, tallies
 
 
 class LeagueCollector(Collector):
@@ -97,26 +91,17 @@ def _matches() -> Iterator[Metric]:
     matches = GaugeMetricFamily(
         "arena_matches", "Matches by kind and status (done: played; failed: given up).", labels=["kind", "status"]
     )
-    for row in Match.objects.order_by().values("kind", "status").annotate(n=Count("pk")):
-        matches.add_metric([row["kind"], row["status"]], row["n"])
-    yield matches
     failed = GaugeMetricFamily(
         "arena_matches_failed", "Matches given up for good, by kind and the step that broke.", labels=["kind", "reason"]
     )
-    reason = Case(
-        *(When(error__contains=text, then=Value(name)) for name, text in FAILURE_REASONS),
-        default=Value("other"),
-        output_field=CharField(),
-    )
-    rows = (
-        Match.objects.filter(status=Match.Status.FAILED)
-        .order_by()
-        .annotate(reason=reason)
-        .values("kind", "reason")
-        .annotate(n=Count("pk"))
-    )
-    for row in rows:
-        failed.add_metric([row["kind"], row["reason"]], row["n"])
+    by_status: Counter[tuple[str, str]] = Counter()
+    for (kind, status, reason), n in sorted(tallies.match_counts().items()):
+        by_status[(kind, status)] += n
+        if status == Match.Status.FAILED:
+            failed.add_metric([kind, reason], n)
+    for (kind, status), n in by_status.items():
+        matches.add_metric([kind, status], n)
+    yield matches
     yield failed
 
 

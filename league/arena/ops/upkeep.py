@@ -12,6 +12,7 @@ import logging
 from league.arena.analysis import runs as analyses
 from league.arena.ladder import refits
 from league.arena.notifications import delivery as notices
+from league.arena.ops import tallies
 from league.arena.play import matches
 from league.arena.tournaments import starting as tournaments
 from league.arena.uploads import validation as validations
@@ -29,6 +30,7 @@ def run() -> dict[str, int]:
         "notification e-mails re-sent": notices.resend_lost(),  # asked for an hour ago, neither sent nor given up
         "analyses re-sent": analyses.resend_lost(),  # worker dead (heartbeat stopped) or message lost
     }
+    tallies.compact()  # not a lost task's work: folds the match tallies, so that /metrics/ reads a few rows
     if any(done.values()):
         log.info("upkeep: %s", ", ".join(f"{count} {what}" for what, count in done.items() if count))
     return done
