@@ -131,11 +131,17 @@ def port_number(text: str) -> int:
     return value
 
 
+def secret_key(database: str) -> str:
+    """The SECRET_KEY of the league a bench database holds: the same for every process that opens it."""
+    return hashlib.sha256(f"scale-bench-{database}".encode()).hexdigest()
+
+
 def configure(args: argparse.Namespace) -> dict[str, str]:
     """Point Django at the bench's own database and data folder; returns the environment for gunicorn."""
     work = args.work_dir or Path(f"/tmp/scale-{args.database}")
     (work / "var").mkdir(parents=True, exist_ok=True)
     os.environ.update(
+        SECRET_KEY=secret_key(args.database),  # the fill seals the games with it (bench.export checks them)
         DJANGO_SETTINGS_MODULE="league.settings",
         DATABASE_URL=f"{args.postgres}/{args.database}",
         ARENA_DATA_DIR=str(work / "var"),
@@ -146,7 +152,6 @@ def configure(args: argparse.Namespace) -> dict[str, str]:
     return dict(
         os.environ,
         DEBUG="false",
-        SECRET_KEY=hashlib.sha256(f"scale-bench-{args.database}".encode()).hexdigest(),
         ALLOWED_HOSTS="127.0.0.1",
         SECURE_COOKIES="false",
         ARENA_METRICS_ALLOWED_IPS="127.0.0.1",

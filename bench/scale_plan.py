@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.scale_logs import FACE_TO_FACE, LogBins
+from bench.scale_logs import FACE_TO_FACE, LogBins, PooledLog
 from bots.match import BotSpec, MatchSpec, seating
 
 GAMES = (FACE_TO_FACE, "the-game", "extreme")
@@ -600,6 +600,16 @@ class Planner:
             },
         )
 
+    def seals(self, picked: list[PooledLog], kinds: dict[int, str]) -> list[bytes]:
+        """Each game's seal, as the store path writes it (the pool's logs are genuine: the engine played them)."""
+        from league.arena.play import seals
+
+        key = seals.keys()[0]
+        return [
+            seals.seal(m, index, kinds[m], log.termination, log.winner_seat, log.score, log.log_zlib, key=key)
+            for m, index, log in zip(self.game_match, self.game_index, picked, strict=True)
+        ]
+
     def game_tables(self, bins: LogBins) -> None:
         logs = bins.logs
         picked = [logs[k] for k in self.log_ids]
@@ -621,6 +631,7 @@ class Planner:
                 "detail": [log.detail for log in picked],
                 "turns": [log.turns for log in picked],
                 "log_zlib": [log.log_zlib for log in picked],
+                "log_seal": self.seals(picked, kinds),
                 "played_at": [self.match_finished[m - 1] for m in self.game_match],
             },
         )

@@ -11,11 +11,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core.management import call_command
+from django.test import override_settings
 from django.urls import reverse
 
 from games.__main__ import main as games_main
 from league.arena.models import Game, Match
-from league.arena.play import archives
+from league.arena.play import archives, seals
 from tests.league.replay_helpers import played_log, store_game, versions_for
 
 NOW = datetime(2026, 11, 15, 12, tzinfo=UTC)
@@ -131,3 +132,51 @@ def test_replaying_on_several_processes_writes_the_same_bytes(stored, settings, 
         shared == alone
         and (tmp_path / "two" / shared.name).read_bytes() == (tmp_path / "archives" / alone.name).read_bytes()
     )
+
+
+def seal(game: Game) -> bytes:
+    """The seal the store path writes (league.arena.play.results.save_games) for this game as it stands."""
+    fields = (game.match_id, game.index, game.game, game.termination, game.winner_seat, game.score)
+    return seals.seal(*fields, bytes(game.log_zlib))
+
+
+def test_the_store_path_seals_each_game(make_version, record_games, alice):
+    a, b = make_version(alice, "a"), make_version(alice, "b")
+    games = record_games(a, b, [0, 1]).played_games.all()
+    assert len(games) == 2
+    for game in games:
+        assert bytes(game.log_seal) == seal(game) and len(game.log_seal) == 32
+
+
+def test_a_sealed_game_is_exported_as_stored_without_a_replay(stored, monkeypatch):
+    for game in (stored["ladder"], stored["tournament"]):
+        Game.objects.filter(pk=game.pk).update(log_seal=seal(game))
+    monkeypatch.setattr(archives, "verify_log", lambda stored: pytest.fail("a sealed game was replayed"))
+    result = archives.export(NOW, jobs=2)
+    records = lines(archives.folder() / result.archives[0].name)
+    assert [record["id"] for record in records] == [stored["ladder"].pk, stored["tournament"].pk]
+    assert records[0]["log"] == stored["ladder"].verified_log() and result.skipped == 0
+
+
+def test_a_seal_holds_under_a_retired_key_in_the_fallbacks_only(stored, settings):
+    game = stored["ladder"]
+    fields = (game.match_id, game.index, game.game, game.termination, game.winner_seat, game.score)
+    made = seal(game)
+    assert seals.holds(made, seals.keys(), *fields, bytes(game.log_zlib))
+    with override_settings(SECRET_KEY="the key after rotation", SECRET_KEY_FALLBACKS=[settings.SECRET_KEY]):
+        assert seals.holds(made, seals.keys(), *fields, bytes(game.log_zlib))
+    with override_settings(SECRET_KEY="the key after rotation", SECRET_KEY_FALLBACKS=[]):
+        assert not seals.holds(made, seals.keys(), *fields, bytes(game.log_zlib))
+    assert not seals.holds(made, seals.keys(), game.match_id, game.index + 1, *fields[2:], bytes(game.log_zlib))
+    assert not seals.holds(b"", seals.keys(), *fields, bytes(game.log_zlib))
+
+
+def test_a_sealed_game_changed_since_is_replayed_and_left_out_when_it_does_not_replay(stored):
+    ladder, tournament = stored["ladder"], stored["tournament"]
+    Game.objects.filter(pk=ladder.pk).update(log_seal=seal(ladder))
+    Game.objects.filter(pk=tournament.pk).update(log_seal=seal(tournament), score=99)  # its outcome changed
+    log = json.loads(zlib.decompress(bytes(ladder.log_zlib)))
+    log["turns"][0]["plays"] = log["turns"][1]["plays"]
+    Game.objects.filter(pk=ladder.pk).update(log_zlib=zlib.compress(json.dumps(log).encode()))  # its log changed
+    result = archives.export(NOW)
+    assert result.skipped == 2 and result.archives == []  # neither seal holds, and neither game replays

@@ -255,6 +255,13 @@ class Game(models.Model):
     detail = models.TextField(blank=True)
     turns = models.PositiveIntegerField(default=0)
     log_zlib = models.BinaryField(editable=False)
+    log_seal = models.BinaryField(
+        max_length=32,
+        blank=True,
+        default=b"",
+        editable=False,
+        help_text="HMAC of the game as stored (league.arena.play.seals); empty for games stored before seals.",
+    )
     played_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -1,10 +1,11 @@
 """Games as data: every public game, as compressed JSON-lines archives per game and month (docs/game-log.md).
 
 Each line is one game: its id, when it was played, its match (id, kind, tournament, the game's index), its seats'
-bots and versions, and the verified public log (`Game.verified_log()`: re-simulated by the engine; a game whose
-log no longer replays is left out and counted). Public means a finished ladder, tournament or exhibition match:
-validation matches, scrims and version tests are private to their owners, and any kind added later stays out
-until listed here.
+bots and versions, and the verified public log: as stored when the seal written with it still holds
+(league/arena/play/seals.py says why that is sound), else re-simulated by the engine as `Game.verified_log()` does,
+on several processes (a game whose log no longer replays is left out and counted). Public means a finished ladder,
+tournament or exhibition match: validation matches, scrims and version tests are private to their owners, and any
+kind added later stays out until listed here.
 
 Export is incremental and streams. Only finished months are written (the current one keeps growing), each once:
 `exported-through` in the archive folder names the last month done, and a run reads only the games after it
@@ -22,8 +23,8 @@ import json
 import os
 import re
 import zlib
-from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -34,8 +35,8 @@ from django.conf import settings
 from django.utils import timezone
 
 import games
-from games.archive import map_bounded
 from league.arena.models import Game, GameSeat, Match
+from league.arena.play import seals
 
 PUBLIC_KINDS = (Match.Kind.LADDER, Match.Kind.TOURNAMENT, Match.Kind.EXHIBITION)
 ARCHIVE_CHUNK = 2000
@@ -61,6 +62,7 @@ class ExportResult:
     archives: list[Archive]
     games: int
     skipped: int  # public games whose stored log no longer replays (left out)
+    replayed: int = 0  # public games verified by replaying their log (no holding seal), the skipped ones among them
 
 
 def folder() -> Path:
@@ -114,15 +116,17 @@ def _export(target: Path, begin: datetime | None, end: datetime, jobs: int) -> E
     writers: dict[tuple[str, str], _Writer] = {}
     written = skipped = 0
     try:
-        for (game, record), log in _verified(_public_records(begin, end), jobs):
-            if log is None:
-                skipped += 1
-                continue
-            key = (game.game, game.played_at.astimezone(UTC).strftime("%Y-%m"))
-            if key not in writers:
-                writers[key] = _Writer(target, *key)
-            writers[key].write(orjson.dumps(record)[:-1] + b',"log":' + log + b"}\n")
-            written += 1
+        with _Verifier(jobs) as verifier:
+            for page in _public_pages(begin, end):
+                for (game, record), log in zip(page, verifier.logs([game for game, _ in page]), strict=True):
+                    if log is None:
+                        skipped += 1
+                        continue
+                    key = (game.game, game.played_at.astimezone(UTC).strftime("%Y-%m"))
+                    if key not in writers:
+                        writers[key] = _Writer(target, *key)
+                    writers[key].write(orjson.dumps(record)[:-1] + b',"log":' + log + b"}\n")
+                    written += 1
         made = [writer.finish() for _, writer in sorted(writers.items())]
     except BaseException:
         for writer in writers.values():
@@ -132,16 +136,16 @@ def _export(target: Path, begin: datetime | None, end: datetime, jobs: int) -> E
     (target / f"{MARKER}.partial").write_text(last + "\n")
     os.replace(target / f"{MARKER}.partial", target / MARKER)
     months = sorted({archive.month for archive in made})
-    return ExportResult(months, made, written, skipped)
+    return ExportResult(months, made, written, skipped, verifier.replayed)
 
 
-def _public_records(begin: datetime | None, end: datetime) -> Iterator[tuple[Game, dict[str, Any]]]:
+def _public_pages(begin: datetime | None, end: datetime) -> Iterator[list[tuple[Game, dict[str, Any]]]]:
     """(game, its line) for each public game played in [begin, end), by id, a page at a time."""
     chosen = Game.objects.filter(
         match__kind__in=PUBLIC_KINDS, match__status=Match.Status.DONE, played_at__lt=end
     ).select_related("match")
     chosen = chosen.only(
-        "game", "index", "played_at", "termination", "winner_seat", "score", "log_zlib",
+        "game", "index", "played_at", "termination", "winner_seat", "score", "log_zlib", "log_seal",
         "match__kind", "match__tournament_id",
     )  # fmt: skip
     if begin is not None:
@@ -152,7 +156,7 @@ def _public_records(begin: datetime | None, end: datetime) -> Iterator[tuple[Gam
         if not page:
             return
         seats: dict[int, list[dict[str, Any]]] = {}
-        rows = GameSeat.objects.filter(game__in=page).order_by("game", "seat")
+        rows = GameSeat.objects.filter(game__in=page).order_by("game_id", "seat")  # by id: "game" sorts by its match
         for seat in rows.values("game_id", "seat", "version_id", "version__number", "version__bot_id",
                                 "version__bot__name", "version__bot__owner__username"):  # fmt: skip
             seats.setdefault(seat["game_id"], []).append(
@@ -165,8 +169,7 @@ def _public_records(begin: datetime | None, end: datetime) -> Iterator[tuple[Gam
                     "version_id": seat["version_id"],
                 }
             )
-        for game in page:
-            yield game, _record(game, seats.get(game.pk, []))
+        yield [(game, _record(game, seats.get(game.pk, []))) for game in page]
         after = page[-1].pk
 
 
@@ -181,20 +184,47 @@ def _record(game: Game, seats: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _verified(
-    records: Iterator[tuple[Game, dict[str, Any]]], jobs: int
-) -> Iterator[tuple[tuple[Game, dict[str, Any]], bytes | None]]:
-    """Each (game, line) with its log as JSON once the engine replayed it to the stored result (None if not), in
-    order; the replays run on `jobs` processes with a bounded number of games in flight (games.archive)."""
-    window: deque[tuple[Game, dict[str, Any]]] = deque()
+class _Verifier:
+    """The verified logs of a page of games, in order: a game whose seal holds (league/arena/play/seals.py says why
+    that is sound) gives its stored log as it is; any other is replayed by the engine, on `jobs` processes started
+    only once such a game turns up."""
 
-    def stored() -> Iterator[tuple[bytes, str, int | None, int | None]]:
-        for game, record in records:
-            window.append((game, record))
-            yield bytes(game.log_zlib), game.termination, game.winner_seat, game.score
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.keys = seals.keys()
+        self.pool: ProcessPoolExecutor | None = None
+        self.replayed = 0
 
-    for log in map_bounded(verify_log, stored(), jobs):
-        yield window.popleft(), log
+    def __enter__(self) -> _Verifier:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+    def logs(self, page: list[Game]) -> list[bytes | None]:
+        """Each game's log as JSON once verified, or None when it does not replay to the stored outcome."""
+        logs: list[bytes | None] = []
+        unsealed: list[tuple[int, tuple[bytes, str, int | None, int | None]]] = []
+        for game in page:
+            stored = bytes(game.log_zlib)
+            fields = (game.match_id, game.index, game.game, game.termination, game.winner_seat, game.score, stored)
+            if seals.holds(bytes(game.log_seal), self.keys, *fields):
+                logs.append(zlib.decompress(stored))  # games.dumps_log's compact JSON: one line
+            else:
+                logs.append(None)
+                unsealed.append((len(logs) - 1, (stored, game.termination, game.winner_seat, game.score)))
+        for (position, _), log in zip(unsealed, self._replay([item for _, item in unsealed]), strict=True):
+            logs[position] = log
+        return logs
+
+    def _replay(self, items: list[tuple[bytes, str, int | None, int | None]]) -> Iterator[bytes | None]:
+        self.replayed += len(items)
+        if self.jobs <= 1 or len(items) < 2:
+            return map(verify_log, items)
+        if self.pool is None:
+            self.pool = ProcessPoolExecutor(max_workers=self.jobs)
+        return self.pool.map(verify_log, items, chunksize=max(1, len(items) // (4 * self.jobs)))
 
 
 def verify_log(stored: tuple[bytes, str, int | None, int | None]) -> bytes | None:

@@ -40,6 +40,7 @@ from league.arena.models import (
     PairResult,
     SeatResult,
 )
+from league.arena.play import seals
 
 STDERR_TAIL_CHARS = 4000
 
@@ -106,6 +107,8 @@ def save_games(
     rows = []
     for result in played:
         outcome, log = result.outcome, result.log
+        log_zlib = Game.compress_log(log)
+        termination = outcome.termination.value
         rows.append(
             Game(
                 match=match,
@@ -113,13 +116,16 @@ def save_games(
                 game=match.game,
                 seed=str(log.get("seed", "")),
                 start_seat=log.get("start_seat", 0),
-                termination=outcome.termination.value,
+                termination=termination,
                 winner_seat=outcome.winner,
                 fault_seat=outcome.seat if outcome.termination.value in FORFEITS else None,
                 score=outcome.score,
                 detail=storable_text(outcome.detail or ""),
                 turns=len(log.get("turns", [])),
-                log_zlib=Game.compress_log(log),
+                log_zlib=log_zlib,
+                log_seal=seals.seal(
+                    match.pk, result.index, match.game, termination, outcome.winner, outcome.score, log_zlib
+                ),
                 played_at=played_at,
             )
         )
