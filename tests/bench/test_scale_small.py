@@ -2,7 +2,8 @@
 
 The run fills its own database, serves it with gunicorn and times every page; then the stored league is
 checked from outside the bench: every game's log replays to its row, the ratings are what a refit from
-scratch finds, and a second run with --reuse keeps the fill.
+scratch finds, every game is sealed as the store path seals it, the match tallies count the match table, and a
+second run with --reuse keeps the fill.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+
+from bench.scale import secret_key
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = os.environ.get("DATABASE_URL", "")
@@ -37,9 +40,22 @@ from league.arena.play import results
 from league.arena.models import COMPETITIVE_GAMES, Bot, BotVersion, Game, GameSeat, MatchEntry, PairResult
 from league.arena.models import Rating, SeatResult
 
+from collections import Counter
+from league.arena.models import Match
+from league.arena.ops import tallies
+from league.arena.play import seals
+
 games = Game.objects.count()
+keys = seals.keys()
 for game in Game.objects.iterator(chunk_size=500):
     game.verified_log()
+    fields = (game.match_id, game.index, game.game, game.termination, game.winner_seat, game.score)
+    assert seals.holds(bytes(game.log_seal), keys, *fields, bytes(game.log_zlib)), f"game {game.pk} is not sealed"
+matches = Counter(Match.objects.values_list("kind", "status"))
+counted = Counter()
+for (kind, status, _), n in tallies.match_counts().items():
+    counted[(kind, status)] += n
+assert counted == matches, (counted, matches)
 for bot in Bot.objects.all():
     assert bot.active_version_id == getattr(bot.newest_active_version(), "pk", None), bot
 
@@ -143,6 +159,7 @@ def test_fills_serves_and_measures_a_small_league(scale_database, tmp_path):
         os.environ,
         DJANGO_SETTINGS_MODULE="league.settings",
         DATABASE_URL=f"{SERVER}/{scale_database}",
+        SECRET_KEY=secret_key(scale_database),  # the key the fill sealed the games with
         ARENA_DATA_DIR=str(tmp_path / "check"),
     )
     checked = subprocess.run(
