@@ -8,7 +8,6 @@ one counts against the asker's daily limit (a 429 `quota_exceeded` with Retry-Af
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
@@ -160,7 +159,7 @@ class GameAnalysisView(APIView):
         try:
             analysis, _ = analyses.ask(request.user, game)
         except analyses.LimitReached as error:
-            raise QuotaExceeded(str(error), (error.retry_at - timezone.now()).total_seconds()) from None
+            raise QuotaExceeded.of(error) from None
         except analyses.AnalysisRefused as error:
             raise PermissionDenied(str(error)) from None
         done = analysis.status == GameAnalysis.Status.DONE

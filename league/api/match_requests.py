@@ -21,6 +21,7 @@ from rest_framework.response import Response
 
 from league.api import docs
 from league.api.serializers import BotRefSerializer, VersionRefSerializer
+from league.arena.lib import quotas
 from league.arena.models import Bot, MatchRequest
 from league.arena.scrims import requests as scrims
 
@@ -85,6 +86,11 @@ class QuotaExceeded(APIException):
     def __init__(self, message: str, wait: float) -> None:
         super().__init__(message)
         self.wait = max(1, int(wait))  # the error handler turns it into Retry-After
+
+    @classmethod
+    def of(cls, refused: quotas.OverQuota) -> QuotaExceeded:
+        """The 429 for a request a daily quota refused, its Retry-After counted to the quota's `retry_at`."""
+        return cls(str(refused), refused.retry_after(timezone.now()))
 
 
 # --- The OpenAPI description ---------------------------------------------------------------------------------------
@@ -222,7 +228,7 @@ class MatchRequestViewSet(
         try:
             scrim = scrims.request_scrim(request.user, bot, opponent, data["games"])
         except scrims.QuotaExceeded as error:
-            raise QuotaExceeded(str(error), (error.retry_at - timezone.now()).total_seconds()) from None
+            raise QuotaExceeded.of(error) from None
         except scrims.ScrimRefused as error:
             raise ValidationError(str(error)) from None
         shown = with_games(self.get_queryset().get(pk=scrim.pk))

@@ -12,7 +12,6 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.urls import reverse
-from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
@@ -232,7 +231,7 @@ class VersionTestViewSet(
                 players=data.get("players"),
             )
         except running.QuotaExceeded as error:
-            raise QuotaExceeded(str(error), (error.retry_at - timezone.now()).total_seconds()) from None
+            raise QuotaExceeded.of(error) from None
         except running.TestRefused as error:
             raise ValidationError(str(error)) from None
         shown = with_matches(self.get_queryset().get(pk=test.pk))

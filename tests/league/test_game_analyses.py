@@ -8,6 +8,7 @@ import pytest
 from replay_helpers import sample_log, store_game, versions_for
 
 from league.arena.analysis import automatic, blunders, requests, runs
+from league.arena.lib import quotas
 from league.arena.models import GameAnalysis, GameSeat
 from league.arena.play import events
 
@@ -72,7 +73,7 @@ def test_past_the_daily_limit_asking_is_refused_until_the_oldest_request_is_a_da
     with pytest.raises(requests.LimitReached, match="20|2 analyses in 24 hours") as refused:
         ask(alice, third)
     oldest = GameAnalysis.objects.filter(requested_by=alice).order_by("created").first()
-    assert refused.value.retry_at == oldest.created + requests.LIMIT_WINDOW
+    assert refused.value.retry_at == oldest.created + quotas.WINDOW
     assert GameAnalysis.objects.count() == 2 and len(sent) == 2
 
 

@@ -10,13 +10,14 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from bots.analysis.rollouts import HORIZON, Precision
 from league.arena import queue
+from league.arena.lib import quotas
 from league.arena.models import Game, GameAnalysis
 
-LIMIT_WINDOW = timedelta(hours=24)
 ANALYSIS_SEED = "0"
 
 
@@ -24,12 +25,8 @@ class AnalysisRefused(Exception):
     """Asking is turned off on this server."""
 
 
-class LimitReached(AnalysisRefused):
+class LimitReached(AnalysisRefused, quotas.OverQuota):
     """The user asked for their daily number of analyses; `retry_at` is when the next may be asked."""
-
-    def __init__(self, message: str, retry_at: datetime) -> None:
-        super().__init__(message)
-        self.retry_at = retry_at
 
 
 def precision() -> Precision:
@@ -49,8 +46,11 @@ def current(game: Game) -> GameAnalysis | None:
 
 def asked_today(user_id: int, now: datetime | None = None) -> int:
     """How many analyses `user_id` asked for in the last 24 hours."""
-    since = (now or timezone.now()) - LIMIT_WINDOW
-    return GameAnalysis.objects.filter(requested_by_id=user_id, created__gt=since).count()
+    return quotas.used(_asked_by(user_id), now or timezone.now())
+
+
+def _asked_by(user_id: int) -> QuerySet[GameAnalysis]:
+    return GameAnalysis.objects.filter(requested_by_id=user_id)
 
 
 def ask(user: AbstractBaseUser, game: Game, automatic: bool = False) -> tuple[GameAnalysis, bool]:
@@ -98,19 +98,17 @@ def _check_limit(user_id: int, now: datetime) -> None:
     if limit == 0:
         raise AnalysisRefused("asking for analyses is turned off on this server (ARENA_ANALYSES_PER_DAY is 0)")
     asked = asked_today(user_id, now)
-    if asked < limit:
-        return
-    oldest = (
-        GameAnalysis.objects.filter(requested_by_id=user_id, created__gt=now - LIMIT_WINDOW)
-        .order_by("created")
-        .values_list("created", flat=True)
-        .first()
-    )
-    retry_at = (oldest or now) + LIMIT_WINDOW
-    raise LimitReached(
-        f"you may ask for {limit} analyses in 24 hours and have asked for {asked} "
-        f"(the next from {retry_at:%Y-%m-%d %H:%M} UTC); analyses others asked for are free to read",
-        retry_at,
+    quotas.check(
+        limit,
+        asked,
+        1,
+        _asked_by(user_id),
+        now,
+        lambda retry_at: LimitReached(
+            f"you may ask for {limit} analyses in 24 hours and have asked for {asked} "
+            f"(the next from {retry_at:%Y-%m-%d %H:%M} UTC); analyses others asked for are free to read",
+            retry_at,
+        ),
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -27,7 +27,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from league.arena import notifications, queue
-from league.arena.lib import seeds
+from league.arena.lib import quotas, seeds
 from league.arena.models import (
     COMPETITIVE_GAMES,
     GAME_NAMES,
@@ -42,7 +42,6 @@ from league.arena.play import events, wording
 
 MAX_GAMES = 100  # per request
 CHUNK_GAMES = 10  # per match: a dead worker loses little, and a long scrim never holds a worker for long
-QUOTA_WINDOW = timedelta(hours=24)
 # the work scrims wait behind: version tests too
 WAITING_KINDS = [Match.Kind.LADDER, Match.Kind.TOURNAMENT, Match.Kind.VALIDATION, Match.Kind.TEST]
 PENDING = [Match.Status.QUEUED, Match.Status.RUNNING]
@@ -53,10 +52,8 @@ class ScrimRefused(Exception):
     """A request that cannot be made; the message says why, in words for its owner."""
 
 
-class QuotaExceeded(ScrimRefused):
-    def __init__(self, message: str, retry_at: datetime) -> None:
-        super().__init__(message)
-        self.retry_at = retry_at
+class QuotaExceeded(ScrimRefused, quotas.OverQuota):
+    """Past the daily scrim games (`ARENA_SCRIM_GAMES_PER_DAY`); `retry_at` is when more may be asked for."""
 
 
 def opponents(bot: Bot) -> QuerySet[Bot]:
@@ -71,10 +68,8 @@ def opponents(bot: Bot) -> QuerySet[Bot]:
 
 
 def games_asked(user_id: int, now: datetime | None = None) -> int:
-    """Scrim games `user_id` asked for in the last QUOTA_WINDOW."""
-    since = (now or timezone.now()) - QUOTA_WINDOW
-    asked = MatchRequest.objects.filter(requester_id=user_id, created__gt=since).aggregate(total=Sum("games"))
-    return asked["total"] or 0
+    """Scrim games `user_id` asked for in the last 24 hours."""
+    return quotas.used(MatchRequest.objects.filter(requester_id=user_id), now or timezone.now(), amount="games")
 
 
 def games_left(user_id: int) -> int:
@@ -128,20 +123,18 @@ def _check_quota(user_id: int, games: int) -> None:
     if limit == 0:
         raise ScrimRefused("scrims are turned off on this server (ARENA_SCRIM_GAMES_PER_DAY is 0)")
     asked = games_asked(user_id, now)
-    if asked + games <= limit:
-        return
-    oldest = (
-        MatchRequest.objects.filter(requester_id=user_id, created__gt=now - QUOTA_WINDOW)
-        .order_by("created")
-        .values_list("created", flat=True)
-        .first()
-    )
-    retry_at = (oldest or now) + QUOTA_WINDOW
     left = max(0, limit - asked)
-    raise QuotaExceeded(
-        f"you may ask for {limit} scrim games in 24 hours and have asked for {asked}; {left} left now, "
-        f"so {games} is too many (more from {retry_at:%Y-%m-%d %H:%M} UTC)",
-        retry_at,
+    quotas.check(
+        limit,
+        asked,
+        games,
+        MatchRequest.objects.filter(requester_id=user_id),
+        now,
+        lambda retry_at: QuotaExceeded(
+            f"you may ask for {limit} scrim games in 24 hours and have asked for {asked}; {left} left now, "
+            f"so {games} is too many (more from {retry_at:%Y-%m-%d %H:%M} UTC)",
+            retry_at,
+        ),
     )
 
 

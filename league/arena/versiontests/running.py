@@ -22,7 +22,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Case, Q, QuerySet, Sum, Value, When
+from django.db.models import Case, Q, QuerySet, Value, When
 from django.dispatch import receiver
 from django.utils import timezone
 
@@ -30,7 +30,7 @@ from bots.sprt import SPRT, Counts, Status
 from bots.sprt.counts import PENTANOMIAL, TRINOMIAL, deal_class
 from bots.sprt.play import face_to_face_counts
 from league.arena import notifications, queue
-from league.arena.lib import seeds
+from league.arena.lib import quotas, seeds
 from league.arena.models import (
     COOP_GAMES,
     FACE_TO_FACE,
@@ -44,7 +44,6 @@ from league.arena.models import (
 )
 from league.arena.play import events
 
-QUOTA_WINDOW = timedelta(hours=24)
 WAITING_KINDS = [Match.Kind.LADDER, Match.Kind.TOURNAMENT, Match.Kind.VALIDATION]  # the work tests wait behind
 PENDING = [Match.Status.QUEUED, Match.Status.RUNNING]
 ACTIVE = [VersionTest.Status.QUEUED, VersionTest.Status.RUNNING]
@@ -56,10 +55,8 @@ class TestRefused(Exception):
     """A test that cannot be started; the message says why, in words for its owner."""
 
 
-class QuotaExceeded(TestRefused):
-    def __init__(self, message: str, retry_at: datetime) -> None:
-        super().__init__(message)
-        self.retry_at = retry_at
+class QuotaExceeded(TestRefused, quotas.OverQuota):
+    """Past a quota (tests at once, games a day); `retry_at` is when another test may start."""
 
 
 # --- Who may be tested against whom --------------------------------------------------------------------------------
@@ -125,15 +122,13 @@ def sentence(test: VersionTest) -> str:
 
 
 def games_played_today(user_id: int, now: datetime | None = None) -> int:
-    """Games of `user_id`'s tests put into matches in the last QUOTA_WINDOW (played, playing or queued)."""
-    since = (now or timezone.now()) - QUOTA_WINDOW
-    released = Match.objects.filter(
-        kind=Match.Kind.TEST,
-        version_test__owner_id=user_id,
-        created__gt=since,
-        status__in=[*PENDING, Match.Status.DONE],
-    )
-    return released.aggregate(total=Sum("games"))["total"] or 0
+    """Games of `user_id`'s tests put into matches in the last 24 hours (played, playing or queued)."""
+    released = _test_matches(user_id).filter(status__in=[*PENDING, Match.Status.DONE])
+    return quotas.used(released, now or timezone.now(), amount="games")
+
+
+def _test_matches(user_id: int) -> QuerySet[Match]:
+    return Match.objects.filter(kind=Match.Kind.TEST, version_test__owner_id=user_id)
 
 
 def start(
@@ -227,19 +222,17 @@ def _check_quotas(user_id: int) -> None:
         )
     per_day = settings.ARENA_TEST_GAMES_PER_DAY
     played = games_played_today(user_id, now)
-    if played < per_day:
-        return
-    oldest = (
-        Match.objects.filter(kind=Match.Kind.TEST, version_test__owner_id=user_id, created__gt=now - QUOTA_WINDOW)
-        .order_by("created")
-        .values_list("created", flat=True)
-        .first()
-    )
-    retry_at = (oldest or now) + QUOTA_WINDOW
-    raise QuotaExceeded(
-        f"your tests may play {per_day:,} games in 24 hours and have played {played:,} "
-        f"(more from {retry_at:%Y-%m-%d %H:%M} UTC)",
-        retry_at,
+    quotas.check(
+        per_day,
+        played,
+        1,
+        _test_matches(user_id),
+        now,
+        lambda retry_at: QuotaExceeded(
+            f"your tests may play {per_day:,} games in 24 hours and have played {played:,} "
+            f"(more from {retry_at:%Y-%m-%d %H:%M} UTC)",
+            retry_at,
+        ),
     )
 
 
