@@ -108,7 +108,13 @@ def client_for(user):
 # --- The page ---------------------------------------------------------------------------------------------------
 
 
-def test_the_page_shows_rating_interval_rank_and_a_chart_with_version_changes(
+def lines_of(svg: str) -> dict[str, list[tuple[float, float]]]:
+    """Each version's polyline in one layout of the chart: its points as (x, y)."""
+    found = re.findall(r'<polyline class="line" data-version="(v\d+)"[^>]*points="([^"]+)"', svg)
+    return {label: [tuple(map(float, xy.split(","))) for xy in points.split()] for label, points in found}
+
+
+def test_the_page_shows_rating_interval_rank_and_a_chart_with_a_line_per_version(
     client, alice, bob, make_version, record_games
 ):
     others = [make_version(bob, f"o{k}") for k in range(3)]
@@ -117,23 +123,54 @@ def test_the_page_shows_rating_interval_rank_and_a_chart_with_version_changes(
         record_games(first, opponent, [0, 0, 0, 1])
     refits.refit(RatingPool.ladder("face-to-face"))
     second = make_version(alice, "mine")  # v2 becomes the active version
-    for opponent in others:
+    for k, opponent in enumerate(others):
         record_games(second, opponent, [1, 1, 1, 0])
+        if k:  # v1 plays on too (a tournament, say): its points interleave with v2's
+            record_games(first, opponent, [1])
         refits.refit(RatingPool.ladder("face-to-face"))
+    assert RatingPoint.objects.filter(version=first).count() == 3
     rating = Rating.objects.get(version=second)
     higher = Rating.objects.filter(elo__gt=rating.elo, version__active_for__isnull=False).count()
     text = page(client, first.bot)
     assert f"{rating.elo:.0f}</strong> Elo" in text
     assert f"95 % interval {rating.low:.0f}–{rating.high:.0f}" in text
     assert f"Rank <strong>{higher + 1}</strong>" in text and "with v2" in text
-    svg = re.search(r"<svg.*?</svg>", text, re.S).group(0)
-    points = re.search(r'<polyline class="line"[^>]*points="([^"]+)"', svg).group(1).split()
-    refit_times = RatingPoint.objects.filter(version__bot=first.bot).values("fitted_at").distinct().count()
-    assert len(points) == refit_times == 4
-    assert svg.count('class="version-mark"') == 1 and ">v2</text>" in svg
-    assert '<title id="chart-title">' in svg and '<desc id="chart-desc">4 refits from' in svg
+    svgs = {m.group(1): m.group(0) for m in re.finditer(r'<svg class="(wide|narrow)".*?</svg>', text, re.S)}
+    assert set(svgs) == {"wide", "narrow"}
+    refit_times = sorted(RatingPoint.objects.filter(version__bot=first.bot).values_list("fitted_at", flat=True))
+    assert len(set(refit_times)) == 4
+    for svg in svgs.values():
+        lines = lines_of(svg)
+        assert list(lines) == ["v1", "v2"]  # the newest drawn last, on top
+        for version, label in ((first, "v1"), (second, "v2")):
+            points = list(RatingPoint.objects.filter(version=version).order_by("fitted_at"))
+            assert len(lines[label]) == len(points)
+            xs = [x for x, _ in lines[label]]
+            assert xs == sorted(xs) and len(set(xs)) == len(xs)  # one point per refit, left to right
+            ys = [y for _, y in lines[label]]  # a higher Elo is higher up
+            for k in range(1, len(points)):
+                assert (points[k - 1].elo < points[k].elo) == (ys[k - 1] > ys[k]) or points[k - 1].elo == points[k].elo
+        # v2 starts at the refit where it was first rated, right of v1's first point
+        assert lines["v2"][0][0] > lines["v1"][0][0]
+        assert svg.count('class="start"') == 2 and "version-mark" not in svg
+        assert '<desc id="chart-desc-' in svg and "4 refits from" in svg
+    legend = re.search(r'<ul class="chart-legend.*?</ul>', text, re.S).group(0)
+    assert "v2 (active): Elo" in legend and "v1: Elo" in legend
     table = re.search(r"<details>.*?</details>", text, re.S).group(0)
-    assert table.count("<tr>") == 1 + 4 and f'<td>v2</td><td class="num">{rating.elo:.0f}</td>' in table
+    points = RatingPoint.objects.filter(version__bot=first.bot).count()
+    assert table.count("<tr>") == 1 + points and f'<td>v2</td><td class="num">{rating.elo:.0f}</td>' in table
+
+
+def test_the_chart_draws_the_newest_versions_and_names_the_rest(client, alice, bob, make_version, record_games):
+    rival = make_version(bob, "rival")
+    for _ in range(bot_pages.rating_chart.VERSIONS_DRAWN + 2):
+        version = make_version(alice, "mine")
+        record_games(version, rival, [0, 1, 0])
+        refits.refit(RatingPool.ladder("face-to-face"))
+    text = page(client, version.bot)
+    wide = re.search(r'<svg class="wide".*?</svg>', text, re.S).group(0)
+    assert list(lines_of(wide)) == ["v3", "v4", "v5", "v6", "v7"]
+    assert "Older versions are not drawn (v1, v2)" in text
 
 
 def test_recent_games_are_paged_in_words_and_bounded(client, alice, bob, make_version, record_games, monkeypatch):
@@ -299,14 +336,14 @@ def test_rating_and_head_to_head_are_cached_until_the_leaderboard_changes(
         refits.refit(RatingPool.ladder("face-to-face"))
     after = page(client, mine.bot)
     assert ">6 games</a>" in after and ">3 games</a>" in before
-    assert after.count('class="version-mark"') == 0 and RatingPoint.objects.filter(version=mine).count() == 2
+    assert after.count('class="start"') == 2 and RatingPoint.objects.filter(version=mine).count() == 2
 
 
 def test_a_single_refit_draws_its_interval_as_a_bar(client, alice, bob, make_version, record_games):
     mine, theirs = make_version(alice, "mine"), make_version(bob, "theirs")
     record_games(mine, theirs, [0, 1, 0])
     refits.refit(RatingPool.ladder("face-to-face"))
-    svg = re.search(r"<svg.*?</svg>", page(client, mine.bot), re.S).group(0)
+    svg = re.search(r'<svg class="wide".*?</svg>', page(client, mine.bot), re.S).group(0)
     band = re.search(r'<polygon class="band"[^>]*points="([^"]+)"', svg).group(1).split()
     xs = sorted({float(corner.split(",")[0]) for corner in band})
     assert len(band) == 4 and xs[1] - xs[0] == 8

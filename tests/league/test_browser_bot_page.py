@@ -31,10 +31,12 @@ pytestmark = [
     pytest.mark.slow,
 ]
 
-# Where the chart sits on the page (not in the viewport, which scrolls).
+# Where the chart's shown layout sits on the page (not in the viewport, which scrolls), and its card's width.
 CHART_BOX = """() => {
-  const box = document.querySelector("figure.chart svg").getBoundingClientRect();
-  return {x: box.x, y: box.y + window.scrollY, width: box.width, height: box.height};
+  const shown = [...document.querySelectorAll("figure.chart > svg")].filter(svg => svg.getClientRects().length);
+  const box = shown[0].getBoundingClientRect();
+  return {x: box.x, y: box.y + window.scrollY, width: box.width, height: box.height, shown: shown.length,
+          layout: shown[0].getAttribute("class"), card: shown[0].parentElement.clientWidth};
 }"""
 
 
@@ -92,10 +94,17 @@ def test_the_bot_page_fits_a_laptop_and_a_phone(live_server, busy_bot, screensho
                         chart = page.evaluate(CHART_BOX)
                         page.screenshot(path=str(screenshots / f"bot-{viewer}-{size_name}.png"), full_page=True)
                         page.screenshot(path=str(screenshots / f"bot-{viewer}-{size_name}-top.png"))
+                        page.locator("figure.chart").screenshot(path=str(screenshots / f"chart-{size_name}.png"))
                         found = page.evaluate(OVERFLOW)
                         assert not found["wide"], f"{viewer} at {size_name}: {found['wide'][:5]}"
                         assert found["scrollWidth"] <= size["width"], found
                         assert 0 < chart["width"] <= size["width"] and chart["height"] > 0.25 * chart["width"]
+                        # one layout, the card's full width (less its padding)
+                        assert chart["shown"] == 1 and chart["width"] >= 0.9 * chart["card"], chart
+                        assert chart["layout"] == ("wide" if size["width"] > 640 else "narrow")
+                        # each version's line is named in the legend, in readable text
+                        legend = page.locator(".chart-legend li")
+                        assert legend.count() == 2 and legend.first.inner_text().startswith("v2 (active): Elo")
                         if viewer == "owner":
                             assert page.locator(".failure pre.stderr").first.is_visible()
                             assert page.get_by_role("button", name=f"Resume {bot.name}").is_visible()

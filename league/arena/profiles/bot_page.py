@@ -8,7 +8,7 @@ with three games as for one with hundreds of thousands (tests/league/test_query_
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlencode
 
@@ -31,13 +31,12 @@ from league.arena.models import (
     Match,
     PairResult,
     Rating,
-    RatingPoint,
     SeatResult,
 )
+from league.arena.profiles import rating_chart
 from league.arena.web.decorators import sees_private
 
 VERSIONS_SHOWN = 50
-HISTORY_POINTS = 300
 GAMES_PER_PAGE = 25
 GAME_PAGES = 40  # the newest 1,000 games are paged; older ones stay in the matches and the API
 OPPONENTS_PER_PAGE = 25
@@ -288,100 +287,6 @@ def standing(bot: Bot) -> Standing | None:
     return Standing(rating.version, rating, rating.higher + 1)
 
 
-@dataclass
-class Chart:
-    """The rating history drawn as an inline SVG: every coordinate computed here, the template only prints them."""
-
-    points: list[dict]
-    line: str
-    band: str
-    marks: list[dict]
-    ticks: list[dict]
-    first: datetime
-    last: datetime
-    width: int = 600
-    height: int = 250
-    left: int = 56
-    right: int = 12
-    top: int = 20
-    bottom: int = 30
-    summary: str = ""
-    end: dict = field(default_factory=dict)
-
-    @property
-    def plot_right(self) -> int:
-        return self.width - self.right
-
-    @property
-    def plot_bottom(self) -> int:
-        return self.height - self.bottom
-
-
-def history(numbers: dict[int, int]) -> Chart | None:
-    """The bot's newest HISTORY_POINTS refits, one point each: its newest rated version at that refit."""
-    newest = RatingPoint.objects.filter(version_id__in=list(numbers)).order_by("-fitted_at", "-pk")
-    per_refit: dict[datetime, RatingPoint] = {}
-    for point in newest[:HISTORY_POINTS]:
-        kept = per_refit.get(point.fitted_at)
-        if kept is None or numbers[point.version_id] > numbers[kept.version_id]:
-            per_refit[point.fitted_at] = point
-    points = sorted(per_refit.values(), key=lambda point: point.fitted_at)
-    if not points:
-        return None
-    return draw(points, numbers)
-
-
-def _nice_ticks(low: float, high: float) -> list[float]:
-    span = max(high - low, 1.0)
-    step = next(s for s in (10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000) if span / s <= 5)
-    first = (low // step + 1) * step
-    return [first + k * step for k in range(int((high - first) // step) + 1)]
-
-
-def draw(points: list[RatingPoint], numbers: dict[int, int]) -> Chart:
-    chart = Chart(points=[], line="", band="", marks=[], ticks=[], first=points[0].fitted_at, last=points[-1].fitted_at)
-    low = min(point.low for point in points)
-    high = max(point.high for point in points)
-    pad = max((high - low) * 0.05, 5.0)
-    low, high = low - pad, high + pad
-    plot_w = chart.width - chart.left - chart.right
-    plot_h = chart.height - chart.top - chart.bottom
-
-    def x(k: int) -> float:
-        return round(chart.left + (plot_w * k / (len(points) - 1) if len(points) > 1 else plot_w / 2), 1)
-
-    def y(elo: float) -> float:
-        return round(chart.top + plot_h * (high - elo) / (high - low), 1)
-
-    previous = None
-    for k, point in enumerate(points):
-        number = numbers[point.version_id]
-        row = {"x": x(k), "y": y(point.elo), "point": point, "label": f"v{number}", "changed": number != previous}
-        chart.points.append(row)
-        if previous is not None and number != previous:
-            chart.marks.append({"x": row["x"], "label": row["label"]})
-        previous = number
-    chart.line = " ".join(f"{row['x']},{row['y']}" for row in chart.points)
-    if len(points) == 1:  # a lone point's interval: a narrow bar rather than a band of no width
-        middle, (point,) = x(0), points
-        corners = [(middle - 4, point.high), (middle + 4, point.high), (middle + 4, point.low), (middle - 4, point.low)]
-        chart.band = " ".join(f"{left},{y(elo)}" for left, elo in corners)
-    else:
-        upper = [f"{x(k)},{y(point.high)}" for k, point in enumerate(points)]
-        lower = [f"{x(k)},{y(point.low)}" for k, point in reversed(list(enumerate(points)))]
-        chart.band = " ".join(upper + lower)
-    chart.ticks = [{"y": y(value), "label": f"{value:.0f}"} for value in _nice_ticks(low, high)]
-    chart.end = chart.points[-1]
-    start, end = points[0], points[-1]
-    chart.summary = (
-        f"{len(points)} refit{'s' if len(points) != 1 else ''} from {start.fitted_at:%Y-%m-%d %H:%M} "
-        f"to {end.fitted_at:%Y-%m-%d %H:%M} UTC: Elo {start.elo:.0f} ({chart.points[0]['label']}) "
-        f"to {end.elo:.0f} ({chart.end['label']})"
-        + (f", new versions from {', '.join(mark['label'] for mark in chart.marks)}" if chart.marks else "")
-    )
-    return chart
-
-
 # --- Games ------------------------------------------------------------------------------------------------------
 
 
@@ -605,7 +510,11 @@ def page_context(request: HttpRequest, bot: Bot) -> dict:
         return numbers
 
     def rating_part() -> str:
-        part = {"bot": bot, "standing": standing(bot), "chart": history(version_numbers())}
+        part = {
+            "bot": bot,
+            "standing": standing(bot),
+            "chart": rating_chart.history(version_numbers(), bot.active_version_id),
+        }
         part["pause_examples"] = forfeits.examples(bot)
         part["failure_rows"] = failure_rates(version_numbers())
         part["failure_kinds"] = [name for name, _ in FAILURE_KINDS]
