@@ -99,8 +99,10 @@ def league(transactional_db, django_user_model, make_version, record_games):
     # a co-op season with a long-named bot's results at three team sizes, rated: its bot page and the home page
     season = challenges.start_season("the-game", deals=20, chunk=10, team_sizes=[1, 2, 3])
     coop_bot = make_version(owner, "a-very-long-cooperative-bot-name", game="the-game")
+    rival = make_version(owner, "another-long-cooperative-bot-name", game="the-game")
     for players in (1, 2, 3):
         record_coop(season, coop_bot, players, [k % 7 for k in range(10)])
+        record_coop(season, rival, players, [k % 5 for k in range(10)])  # so that both are rated
         refits.refit(RatingPool.coop(season, players))
     later = Tournament.objects.create(name="Winter Cup", scheduled_at=timezone.now() + timedelta(hours=3))
     TournamentEntry.objects.bulk_create(TournamentEntry(tournament=later, bot=v.bot) for v in versions[:5])
@@ -122,6 +124,8 @@ def league(transactional_db, django_user_model, make_version, record_games):
         "data": reverse("data"),
         "retired-bot": reverse("bot", args=[versions[1].bot.pk]),
         "coop-bot": reverse("bot", args=[coop_bot.bot_id]),
+        "coop-ladder": reverse("ladder", args=["the-game"]),
+        "coop-ladder-teams": reverse("season-ladder", args=[season.pk, 3]),
         "login": reverse("login"),
         "signup": reverse("signup"),
         "password-reset": reverse("password_reset"),
@@ -138,6 +142,7 @@ def league(transactional_db, django_user_model, make_version, record_games):
 
 
 OWNERS_ONLY = ("my-bots", "upload", "failed-bot")
+FIT_A_LAPTOP = ("ladder", "coop-ladder", "coop-ladder-teams")
 
 
 def test_every_page_fits_a_phone_and_a_laptop(live_server, league, artifacts):
@@ -158,6 +163,8 @@ def test_every_page_fits_a_phone_and_a_laptop(live_server, league, artifacts):
                     assert width <= size["width"], f"{name} is {width} px wide at {size['width']} px"
                     offenders = page.evaluate(OUTSIDE_THE_VIEWPORT, size["width"])
                     assert not offenders, f"{name} at {size['width']} px: {offenders[:5]}"
+                    if size_name == "laptop" and name in FIT_A_LAPTOP:  # every column shown without scrolling
+                        assert not page.locator(".scroll-hint").count(), f"{name} scrolls sideways at 1280 px"
                     for wrap in page.locator(".table-wrap").all():
                         overflows = wrap.evaluate("(w) => w.scrollWidth > w.clientWidth + 1")
                         hinted = wrap.evaluate("(w) => !!w.nextElementSibling?.classList.contains('scroll-hint')")

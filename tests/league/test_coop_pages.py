@@ -38,7 +38,7 @@ def played_season(alice, make_version, settings, sent):
 
 def test_the_ladder_of_a_coop_game_shows_the_challenge_columns(client, played_season):
     page = client.get(reverse("ladder", args=["the-game"])).content.decode()
-    assert "challenge ladder" in page and "Mean left" in page and "95% interval" in page and "<svg" in page
+    assert "challenge ladder" in page and "Cards left: mean" in page and "95% interval" in page and "<svg" in page
     results = replayed_results(played_season, 1)
     rows = coop_leaderboards.leaderboard_page(played_season, 1, 1).rows
     assert [row.rank for row in rows] == [1, 2, 3]
