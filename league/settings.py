@@ -133,6 +133,7 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = False
 USE_TZ = True
+FORMAT_MODULE_PATH = ["league.formats"]  # times printed without a format name their zone (the admin's, mostly)
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(DATA_DIR / "static")))

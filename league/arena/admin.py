@@ -14,6 +14,7 @@ from django.utils import timezone
 from league.arena import queue
 from league.arena.accounts import admin as account_admin  # noqa: F401  (they register admins)
 from league.arena.coop import admin as coop_admin  # noqa: F401  (they register admins)
+from league.arena.lib.admin_times import ZonedTimes
 from league.arena.models import Bot, BotVersion, Game, Match, MatchEntry, Rating
 from league.arena.notifications import admin as notification_admin  # noqa: F401  (they register admins)
 from league.arena.tournaments import admin as tournament_admin  # noqa: F401  (they register admins)
@@ -55,7 +56,7 @@ class BotVersionInline(admin.TabularInline):
 
 
 @admin.register(Bot)
-class BotAdmin(admin.ModelAdmin):
+class BotAdmin(ZonedTimes, admin.ModelAdmin):
     list_display = ("name", "owner", "game", "house_ref", "ladder", "created")
     list_filter = ("game", LadderFilter)
     list_select_related = ("owner",)
@@ -95,7 +96,7 @@ class BotAdmin(admin.ModelAdmin):
 
 
 @admin.register(BotVersion)
-class BotVersionAdmin(admin.ModelAdmin):
+class BotVersionAdmin(ZonedTimes, admin.ModelAdmin):
     list_display = ("__str__", "status", "kind", "size", "created", "validated_at")
     list_filter = ("status", "kind", "bot__game")
     search_fields = ("bot__name", "bot__owner__username", "sha256")
@@ -125,7 +126,7 @@ class MatchEntryInline(admin.TabularInline):
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(ZonedTimes, admin.ModelAdmin):
     list_display = ("pk", "kind", "tournament", "status", "games_played", "attempts", "error")
     list_filter = ("status", "kind", "game")
     readonly_fields = (
@@ -181,7 +182,7 @@ class MatchAdmin(admin.ModelAdmin):
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(ZonedTimes, admin.ModelAdmin):
     list_display = ("pk", "match", "index", "termination", "winner_seat", "turns", "played_at")
     list_filter = ("game", "termination")
     exclude = ("log_zlib",)
@@ -194,7 +195,7 @@ class GameAdmin(admin.ModelAdmin):
 
 
 @admin.register(Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(ZonedTimes, admin.ModelAdmin):
     list_display = ("version", "game", "elo", "low", "high", "games", "wins", "losses", "last_played")
     list_filter = ("game",)
     list_select_related = ("version__bot__owner",)

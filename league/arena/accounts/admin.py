@@ -11,12 +11,13 @@ from django.contrib.auth.admin import UserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from league.arena.lib.admin_times import ZonedTimes
 from league.arena.uploads import changes as bot_changes
 
 User = get_user_model()
 
 
-class AccountAdmin(UserAdmin):
+class AccountAdmin(ZonedTimes, UserAdmin):
     actions = ["disable_accounts", "enable_accounts"]
 
     @admin.action(description="Disable the selected accounts (no log-in or API; their bots leave the ladder)")

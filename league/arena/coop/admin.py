@@ -10,11 +10,12 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 
 from league.arena.coop import challenges
+from league.arena.lib.admin_times import ZonedTimes
 from league.arena.models import Season
 
 
 @admin.register(Season)
-class SeasonAdmin(admin.ModelAdmin):
+class SeasonAdmin(ZonedTimes, admin.ModelAdmin):
     list_display = ("__str__", "game", "number", "deals", "chunk", "team_sizes", "current", "started_at", "page")
     list_filter = ("game", "current")
     actions = ["start_new_season"]

@@ -5,11 +5,12 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest
 
+from league.arena.lib.admin_times import ZonedTimes
 from league.arena.models import Notification
 
 
 @admin.register(Notification)
-class NotificationAdmin(admin.ModelAdmin):
+class NotificationAdmin(ZonedTimes, admin.ModelAdmin):
     list_display = ("created", "recipient", "kind", "text", "read_at", "email", "emailed_at")
     list_filter = ("kind", "email")
     list_select_related = ("recipient",)

@@ -16,6 +16,7 @@ from django.db.models import Case, F, QuerySet, Sum, When
 from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html
 
+from league.arena.lib.admin_times import ZonedTimes
 from league.arena.models import COMPETITIVE_GAMES, GAME_NAMES, Bot, Match, Tournament, TournamentEntry
 from league.arena.tournaments import actions as tournament_actions
 from league.arena.tournaments import ops as tournament_ops
@@ -130,7 +131,7 @@ STATE = ("status", "created", "started_at", "finished_at")
 
 
 @admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):
+class TournamentAdmin(ZonedTimes, admin.ModelAdmin):
     form = TournamentForm
     # Few, short columns: the list fits a 1280 px screen beside the admin's filter sidebar.
     list_display = ("name", "status", "format", "scheduled_at", "progress", "page")
