@@ -38,10 +38,15 @@ def test_a_page_takes_the_same_few_queries_however_long_the_ladder(
         version = make_version(alice if k % 2 else bob, f"bot{k:02}")
         if k % 3:
             rate(version, 1500 + k)
-    with django_assert_max_num_queries(3):  # the count, the page and the row above it (is the first separated?)
+    with django_assert_max_num_queries(3):  # the count, the page and the row above it, the first row's rank
+        page = leaderboards.leaderboard_page("face-to-face", 2, per_page=15)
+        names = [(row.bot.owner.username, row.version.label, row.rating and row.rating.elo) for row in page.rows]
+    assert len(names) == 15 and all(elo is not None for _, _, elo in names)
+    with django_assert_max_num_queries(4):  # a page where the rated rows end: the unrated rows' query too
         page = leaderboards.leaderboard_page("face-to-face", 2, per_page=25)
         names = [(row.bot.owner.username, row.version.label, row.rating and row.rating.elo) for row in page.rows]
     assert len(names) == 25
+    assert [elo is None for _, _, elo in names] == [False] * 15 + [True] * 10
     with django_assert_max_num_queries(1):
         rows = leaderboards.top("face-to-face", 5)
         [(row.bot.full_name, row.version.number, row.rating.elo) for row in rows]

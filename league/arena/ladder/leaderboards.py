@@ -7,16 +7,16 @@ a rank, and the next one skips as many places ("1, 2, 2, 4"), on every page of t
 Each row also says whether its version is provisional (`Rating.provisional`: too few games or too wide an interval)
 and whether its 95 % interval is clear of the row above (`separated`: False when they overlap, so the order of the
 two is not settled; None for the first rated row and unrated rows). Each call runs a constant number of queries
-whatever the ladder's size: the ladder version is denormalised on `Bot.active_version`, so a page is one indexed
-join (which also reads the row above the page; after the first page, one count gives its first row's rank), never
-a scan of versions or games.
+whatever the ladder's size: the ladder version is denormalised on `Bot.active_version`, so a page is a count and
+an indexed join (`Board`: it also reads the row above the page; after the first page, one count gives its first
+row's rank), never a scan of versions or games.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.core.paginator import Paginator
+from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
 from django.db.models import F, QuerySet
 
 from league.arena.models import Bot, BotVersion, Rating
@@ -61,14 +61,54 @@ class LeaderboardPage:
         return (self.number - 1) * self.per_page + 1 if self.rows else 0
 
 
-def ranked(game: str) -> QuerySet[Bot]:
-    """The game's ladder bots in leaderboard order, with owner, version and rating joined in."""
-    return (
-        Bot.objects.on_ladder()
-        .filter(game=game)
-        .select_related("owner", "active_version", "active_version__rating")
-        .order_by(F("active_version__rating__elo").desc(nulls_last=True), "owner__username", "name", "pk")
-    )
+class Board:
+    """The game's ladder bots in leaderboard order (by Elo, then owner, name and id; unrated ones last), with owner,
+    version and rating joined in, sliced as a list. Two queries rather than one: the rated bots in the order of
+    the ratings' (game, Elo) index, then the unrated ones; one query over the whole board sorts every row to take
+    one page (~60 ms for the first page of 10,000 bots), this one reads the index from the top."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+        self._count: int | None = None
+
+    def count(self) -> int:
+        if self._count is None:
+            self._count = Bot.objects.on_ladder().filter(game=self.game).count()
+        return self._count
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, where: slice) -> list[Bot]:
+        if where.step not in (None, 1) or where.stop is None or (where.start or 0) < 0 or where.stop < 0:
+            raise ValueError("a board is read in consecutive rows from a start to a stop, counted from the top")
+        start, stop = where.start or 0, where.stop
+        if stop <= start:
+            return []
+        bots = list(self._rated()[start:stop])
+        if len(bots) == stop - start:
+            return bots
+        # Past the rated rows: the unrated ones follow them (counting the rated only when the slice starts past them).
+        rated = start + len(bots) if bots or not start else self._rated().count()
+        return bots + list(self._unrated()[max(start - rated, 0) : stop - rated])
+
+    def _ladder(self) -> QuerySet[Bot]:
+        return (
+            Bot.objects.on_ladder()
+            .filter(game=self.game)
+            .select_related("owner", "active_version", "active_version__rating")
+        )
+
+    def _rated(self) -> QuerySet[Bot]:
+        # Descending without NULLS LAST, as the (game, elo DESC) index is ordered; rated rows have an Elo.
+        return (
+            self._ladder()
+            .filter(active_version__rating__game=self.game)
+            .order_by(F("active_version__rating__elo").desc(), "owner__username", "name", "pk")
+        )
+
+    def _unrated(self) -> QuerySet[Bot]:
+        return self._ladder().filter(active_version__rating__isnull=True).order_by("owner__username", "name", "pk")
 
 
 def higher_ratings(game: str, elo: float) -> QuerySet[Rating]:
@@ -107,15 +147,21 @@ def _rating(bot: Bot) -> Rating | None:
 
 def leaderboard_page(game: str, page: int | str | None, per_page: int = 50) -> LeaderboardPage:
     """Page `page` (1-based; a bad or out-of-range number gives the first or last page) of the game's board."""
-    paginator = Paginator(ranked(game), per_page)
-    current = paginator.get_page(page)
-    first = current.start_index() or 1
-    # The page's rows and, after the first page, the row above them, in one query.
-    bots = list(ranked(game)[max(first - 2, 0) : first - 1 + per_page])
+    board = Board(game)
+    paginator = Paginator(board, per_page)
+    try:  # as Paginator.get_page, which would also read the page's rows
+        number = paginator.validate_number(page)
+    except PageNotAnInteger:
+        number = 1
+    except EmptyPage:
+        number = paginator.num_pages
+    first = (number - 1) * per_page + 1
+    # The page's rows and, after the first page, the row above them.
+    bots = board[max(first - 2, 0) : first - 1 + per_page]
     above = bots.pop(0) if first > 1 and bots else None
     return LeaderboardPage(
         rows=_rows(game, bots, first, above),
-        number=current.number,
+        number=number,
         num_pages=paginator.num_pages,
         count=paginator.count,
         per_page=per_page,
@@ -124,4 +170,4 @@ def leaderboard_page(game: str, page: int | str | None, per_page: int = 50) -> L
 
 def top(game: str, n: int) -> list[LadderRow]:
     """The first `n` rows of the game's board (the home page's summary)."""
-    return _rows(game, list(ranked(game)[:n]), 1, None)
+    return _rows(game, Board(game)[:n], 1, None)
