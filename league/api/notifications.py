@@ -86,6 +86,7 @@ PREFERENCES = {
         "scrim-finished": "site",
         "tournament-finished": "email",
         "test-verdict": "off",
+        "analysis-finished": "site",
     },
     "email": "alice@example.org",
     "email_configured": True,

@@ -87,6 +87,7 @@ def test_preferences_read_and_change(api, alice, settings):
             "scrim-finished": "site",
             "tournament-finished": "email",
             "test-verdict": "email",
+            "analysis-finished": "site",
         },
         "email": "",
         "email_configured": False,

@@ -9,7 +9,7 @@ from replay_helpers import sample_log, store_game, versions_for
 
 from league.arena.analysis import automatic, blunders, requests, runs
 from league.arena.lib import quotas
-from league.arena.models import GameAnalysis, GameSeat
+from league.arena.models import GameAnalysis, GameSeat, Notification
 from league.arena.play import events
 
 
@@ -58,6 +58,10 @@ def test_the_task_stores_an_analysis_that_everyone_then_shares(game, alice, bob,
         if t["mark"] in ("mistake", "blunder")
     ]
     assert not runs.run(analysis.pk), "a finished analysis is not run again"
+    (notice,) = Notification.objects.filter(recipient=alice)
+    assert notice.kind == "analysis-finished" and notice.url == f"/games/{game.pk}/"
+    assert notice.text.startswith(f"The analysis of game {game.pk} (The Game: Face to Face, alice/") and "is ready: " in notice.text
+    assert not Notification.objects.filter(recipient=bob).exists(), "only the user who asked is told"
     again, queued = ask(bob, game)
     assert again.pk == analysis.pk and not queued and len(sent) == 1
     assert requests.asked_today(bob.pk) == 0, "reading a shared analysis costs nothing"
@@ -138,6 +142,29 @@ def test_a_log_that_no_longer_replays_fails_the_analysis_with_the_reason(game, a
     assert runs.run(analysis.pk)
     analysis.refresh_from_db()
     assert analysis.status == "failed" and "does not replay" in analysis.error and analysis.result is None
+    (notice,) = Notification.objects.filter(recipient=alice, kind="analysis-finished")
+    assert f"game {game.pk}" in notice.text and "failed: " in notice.text and "does not replay" in notice.text
+
+
+def test_the_asker_is_told_of_each_ending_and_may_turn_it_off(game, alice, sent, ask):
+    from league.arena.notifications import preferences
+
+    analysis, _ = ask(alice, game)
+    GameAnalysis.objects.filter(pk=analysis.pk).update(status="failed", error="worker broke")
+    ask(alice, game)  # asked again: the same row, a new request
+    assert runs.run(analysis.pk)
+    assert Notification.objects.filter(recipient=alice, kind="analysis-finished").count() == 1
+    preferences.save(alice.pk, {Notification.Kind.ANALYSIS_FINISHED: "off"})
+    other = store_game(sample_log("face-to-face"), [seat.version for seat in game.seats.order_by("seat")], index=1)
+    second, _ = ask(alice, other)
+    assert runs.run(second.pk)
+    assert Notification.objects.filter(recipient=alice).count() == 1, "alice turned these off"
+
+
+def test_marks_are_told_in_words():
+    assert runs._marks_told([]) == "no mistake or blunder marked"
+    marked = [{"mark": "blunder"}, {"mark": "mistake"}, {"mark": "mistake"}]
+    assert runs._marks_told(marked) == "1 blunder, 2 mistakes"
 
 
 def test_the_upkeep_resends_lost_analyses_a_lease_apart(

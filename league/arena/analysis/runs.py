@@ -1,5 +1,6 @@
 """Running a game's analysis on a worker: claim it (a conditional UPDATE, so it runs once at a time), analyse the
-verified log with the expert, keep the progress (turns done of the total) for the replay page's bar, store it."""
+verified log with the expert, keep the progress (turns done of the total) for the replay page's bar, store it, and
+tell the user who asked for it (notification centre, kind `analysis-finished`) that it is ready or why it failed."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone
 
 import games
 from bots.analysis.analyse import analyse_log
 from bots.analysis.rollouts import Precision
-from league.arena import queue
-from league.arena.models import GameAnalysis, LogTampered
+from league.arena import notifications, queue
+from league.arena.models import GAME_NAMES, GameAnalysis, LogTampered
 
 log = logging.getLogger(__name__)
 
@@ -85,11 +87,39 @@ def _reporter(analysis: GameAnalysis, token: uuid.UUID):
 
 def _finish(analysis: GameAnalysis, token: uuid.UUID, **fields: object) -> bool:
     with transaction.atomic():
-        return bool(
+        finished = bool(
             GameAnalysis.objects.filter(pk=analysis.pk, claim_token=token, status=GameAnalysis.Status.RUNNING).update(
                 claim_token=None, finished_at=timezone.now(), **fields
             )
         )
+        if finished:
+            analysis.refresh_from_db()
+            _tell(analysis)
+        return finished
+
+
+def _tell(analysis: GameAnalysis) -> None:
+    """Tell the user who asked (an opted-in owner for an automatic one) that the analysis is ready, or why it failed."""
+    if analysis.requested_by_id is None:
+        return
+    game = analysis.game
+    players = " vs ".join(seat.version.bot.full_name for seat in game.seats.select_related("version__bot"))
+    what = f"game {game.pk} ({GAME_NAMES[game.game]}, {players})"
+    if analysis.status == GameAnalysis.Status.DONE:
+        text = f"The analysis of {what} is ready: {_marks_told(analysis.marked)}."
+    else:
+        text = f"The analysis of {what} failed: {analysis.error}"
+    # A failed analysis asked for again is the same row with a new `created`: its second ending is news too.
+    key = f"analysis:{analysis.pk}:{analysis.created.timestamp():.6f}"
+    notifications.notify(
+        analysis.requested_by_id, notifications.Kind.ANALYSIS_FINISHED, text, reverse("game", args=[game.pk]), key
+    )
+
+
+def _marks_told(marked: list[dict]) -> str:
+    counts = {mark: sum(1 for turn in marked if turn["mark"] == mark) for mark in ("blunder", "mistake")}
+    told = [f"{count} {mark}{'s' if count != 1 else ''}" for mark, count in counts.items() if count]
+    return ", ".join(told) if told else "no mistake or blunder marked"
 
 
 def resend_lost() -> int:

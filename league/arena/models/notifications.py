@@ -18,6 +18,7 @@ class Notification(models.Model):
         SCRIM_FINISHED = "scrim-finished", "a scrim finished"
         TOURNAMENT_FINISHED = "tournament-finished", "a tournament you entered finished"
         TEST_VERDICT = "test-verdict", "a version test reached its verdict"
+        ANALYSIS_FINISHED = "analysis-finished", "a game analysis you asked for finished"
 
     class Email(models.TextChoices):
         NONE = "", "not sent"  # the user chose the site only, has no address, or the server sends no e-mail

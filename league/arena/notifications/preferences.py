@@ -11,7 +11,7 @@ Kind = Notification.Kind
 Delivery = NotificationSetting.Delivery
 
 # What a user who never chose gets: e-mail for what needs them to act or what they waited long for; the site only
-# for what they usually watch happen (a validation takes seconds, a scrim they just asked for).
+# for what they usually watch happen (a validation takes seconds, a scrim or an analysis they just asked for).
 DEFAULTS: dict[str, str] = {
     Kind.VERSION_VALIDATED: Delivery.SITE,
     Kind.VERSION_FAILED: Delivery.EMAIL,
@@ -19,6 +19,7 @@ DEFAULTS: dict[str, str] = {
     Kind.SCRIM_FINISHED: Delivery.SITE,
     Kind.TOURNAMENT_FINISHED: Delivery.EMAIL,
     Kind.TEST_VERDICT: Delivery.EMAIL,
+    Kind.ANALYSIS_FINISHED: Delivery.SITE,
 }
 
 
