@@ -60,7 +60,8 @@ def test_the_task_stores_an_analysis_that_everyone_then_shares(game, alice, bob,
     assert not runs.run(analysis.pk), "a finished analysis is not run again"
     (notice,) = Notification.objects.filter(recipient=alice)
     assert notice.kind == "analysis-finished" and notice.url == f"/games/{game.pk}/"
-    assert notice.text.startswith(f"The analysis of game {game.pk} (The Game: Face to Face, alice/") and "is ready: " in notice.text
+    assert notice.text.startswith(f"The analysis of game {game.pk} (The Game: Face to Face, alice/")
+    assert "is ready: " in notice.text
     assert not Notification.objects.filter(recipient=bob).exists(), "only the user who asked is told"
     again, queued = ask(bob, game)
     assert again.pk == analysis.pk and not queued and len(sent) == 1
