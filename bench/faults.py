@@ -16,7 +16,8 @@ would), `restart-redis` (killed and started again empty, as after a crash withou
 killed and started again a minute later); and the bench's own: `kill-early` (kill-worker at 5% of the matches, so the
 killed match must jump the queue), `kill-pool-process` (SIGKILL only the pool process playing a match),
 `freeze-worker` (SIGSTOP a worker mid-match for 8 s, past its lease, then SIGCONT: it must store nothing stale and
-charge no bot for the stall), `redis-at-the-tail` (restart-redis at 90%).
+charge no bot for the stall), `redis-at-the-tail` (restart-redis at 90%), `kill-refit-worker` (SIGKILL the worker
+whose pool process holds the ladder's refit claim, mid-refit, restarted 2 s later: no refit may be lost).
 
 Each run is compared game by game with the clean run of the same seeds (winner, termination, turns), and its
 ratings with the clean run's; a run passes with all of that and its time within budget (1.3x the clean run; both
@@ -514,6 +515,36 @@ def freeze_worker(drill: Drill) -> None:
     os.killpg(group, signal.SIGCONT)
 
 
+def kill_refit_worker(drill: Drill) -> None:
+    """SIGKILL the worker whose pool process holds the ladder's refit claim, mid-refit; start it again 2 s later.
+
+    The claim row names its holder (node:pid). The worker is frozen (SIGSTOP) first and killed only if the claim is
+    still held then, so the kill lands inside the refit; a refit that ended meanwhile lets the worker go on, and the
+    next is aimed at. The refit must not be lost: the ratings must end equal to the clean run's."""
+    with psycopg.connect(drill.postgres.url(drill.database), autocommit=True) as connection:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            held = connection.execute(
+                "SELECT claim_token, claimed_by FROM arena_ratingfit WHERE claim_token IS NOT NULL"
+            ).fetchone()
+            if held is not None:
+                token, claimant = held
+                pid = int(claimant.rpartition(":")[2])
+                name = next((name for name in ("w1", "w2") if pid in pool_processes(drill, name)), None)
+                if name is not None:
+                    group = drill.processes[name].pid
+                    os.killpg(group, signal.SIGSTOP)
+                    still = connection.execute("SELECT 1 FROM arena_ratingfit WHERE claim_token = %s", (token,))
+                    if still.fetchone() is not None:
+                        drill.kill(name)
+                        time.sleep(SUPERVISOR_DELAY)
+                        drill.start_worker(name)
+                        return
+                    os.killpg(group, signal.SIGCONT)
+            time.sleep(0.002)
+    raise RuntimeError("no refit was caught holding its claim within 120 s")
+
+
 def restart_redis(drill: Drill) -> None:
     """Redis killed and started again empty: every queued message, and the task messages in flight, are gone."""
     drill.redis.crash()
@@ -549,6 +580,7 @@ DRILLS: dict[str, Callable[[Drill], None]] = {
     "kill-pool-process": kill_pool_process,
     "freeze-worker": freeze_worker,
     "redis-at-the-tail": restart_redis,
+    "kill-refit-worker": kill_refit_worker,
 }
 FAULT_AT_SHARE = {"kill-early": 0.05, "redis-at-the-tail": 0.9}
 

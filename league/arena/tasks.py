@@ -33,11 +33,27 @@ def player_name(task: Task) -> str:
     return f"{node}:{os.getpid()}"
 
 
+_handed_back = False  # whether this pool process handed back what its node's dead processes held
+
+
+def hand_back_once(worker: str) -> None:
+    """At a pool process's first task, hand back the matches and refits held by processes of its node that are
+    gone (the pool process it replaces, the worker's processes before a restart), without waiting out their leases."""
+    global _handed_back
+    if not _handed_back:
+        _handed_back = True
+        matches.hand_back_dead_here(worker)
+        refits.hand_back_dead_here(worker)
+
+
 def play(task: Task, match_id: int) -> None:
     """Play the match; a worker whose environment broke while playing it stands down until it heals (the match
     went back to the queue for another)."""
+    worker = player_name(task)
+    if task.request.hostname:
+        hand_back_once(worker)
     try:
-        matches.play(match_id, worker=player_name(task))
+        matches.play(match_id, worker=worker)
     except hosts.HostSick as sick:
         if task.request.is_eager or not task.request.hostname:
             raise  # called in-process (the web server, a test): there is no consumer to stop
@@ -82,9 +98,12 @@ def release_scrims() -> None:
     scrims.release()
 
 
-@shared_task(base=ResilientTask, acks_late=True, name="league.arena.tasks.refit_ratings")
-def refit_ratings(pool_key: str) -> None:
-    refits.run(RatingPool.from_key(pool_key))
+@shared_task(base=ResilientTask, bind=True, acks_late=True, name="league.arena.tasks.refit_ratings")
+def refit_ratings(task: Task, pool_key: str) -> None:
+    worker = player_name(task)
+    if task.request.hostname:
+        hand_back_once(worker)
+    refits.run(RatingPool.from_key(pool_key), worker=worker)
 
 
 @shared_task(base=ResilientTask, acks_late=True, name="league.arena.tasks.start_tournament")

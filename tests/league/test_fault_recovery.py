@@ -248,7 +248,7 @@ def test_other_errors_are_not_retried(no_sleep):
 def test_a_task_retries_in_place_instead_of_failing(db, no_sleep, monkeypatch):
     calls: list[RatingPool] = []
 
-    def refit(pool: RatingPool) -> int:
+    def refit(pool: RatingPool, worker: str = "") -> int:
         calls.append(pool)
         if len(calls) < 3:
             raise OperationalError("the database system is starting up")

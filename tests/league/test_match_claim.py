@@ -84,3 +84,43 @@ def test_a_match_held_by_a_dead_process_of_the_same_worker_is_taken_over_at_once
     assert Match.objects.get(pk=match.pk).claim("w1@host:1", LEASE, dead_claimant=dead) is not None
     match.refresh_from_db()  # now held by w1@host:1, and process 1 lives: its lease alone tells
     assert matches.dead_claimant_here(match, "w1@host:2") == ""
+
+
+def test_a_new_pool_process_hands_back_what_dead_processes_of_its_node_held(db, monkeypatch):
+    import os
+    import subprocess
+    import sys
+
+    from league.arena import queue
+    from league.arena.play import matches
+
+    sent = []
+    monkeypatch.setattr(queue, "play", lambda pk, kind, resent=False: sent.append((pk, resent)))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    dead, alive, elsewhere = new_match(), new_match(), new_match()
+    dead.claim(f"w1@host:{gone.pid}", LEASE)
+    alive.claim(f"w1@host:{os.getpid()}", LEASE)
+    elsewhere.claim(f"w2@host:{gone.pid}", LEASE)  # another node's: only its lease tells
+
+    assert matches.hand_back_dead_here("w1@host:1") == 1
+    assert sent == [(dead.pk, True)]
+    dead.refresh_from_db()
+    assert (dead.status, dead.claim_token, dead.attempts) == ("queued", None, 1)  # a silent run: still counted
+    assert "is gone" in dead.error
+    assert {m.status for m in Match.objects.exclude(pk=dead.pk)} == {"running"}
+    assert matches.hand_back_dead_here("w1@host:1") == 0
+
+
+def test_a_claim_whose_answer_was_lost_is_taken_again_by_its_own_process_at_once(db):
+    from league.arena.play import matches
+
+    match = new_match()
+    assert match.claim("w1@host:7", LEASE) is not None  # committed, then the database went away before the answer
+    match.refresh_from_db()
+    assert matches.dead_claimant_here(match, "w1@host:7") == "w1@host:7"  # not playing it: the claim is an orphan
+    matches._playing.add(match.pk)
+    try:
+        assert matches.dead_claimant_here(match, "w1@host:7") == ""  # playing it: its own live claim
+    finally:
+        matches._playing.discard(match.pk)

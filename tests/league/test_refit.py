@@ -90,6 +90,30 @@ def test_a_refit_whose_claim_was_taken_over_stores_nothing(alice, bob, make_vers
     assert RatingFit.objects.get(game="face-to-face").games == 6
 
 
+def test_a_refit_claim_of_a_dead_process_of_the_node_is_handed_back_at_once(
+    alice, bob, make_version, record_games, sent, django_capture_on_commit_callbacks
+):
+    import subprocess
+    import sys
+
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0])
+    refits.request(RatingPool.ladder("face-to-face"))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # the worker holding the claim was killed mid-refit
+    assert refits.claim(RatingPool.ladder("face-to-face"), f"w1@host:{gone.pid}") is not None
+    RatingFit.objects.filter(game="face-to-face").update(pending=False)  # as the refit does first
+    sent.clear()
+    assert refits.hand_back_dead_here("w2@host:1") == 0  # another node: only the lease tells
+    with django_capture_on_commit_callbacks(execute=True):
+        assert refits.hand_back_dead_here("w1@host:1") == 1
+    state = RatingFit.objects.get(game="face-to-face")
+    assert (state.claim_token, state.pending) == (None, True)
+    assert sent == [("refit_ratings", ("face-to-face",))]
+    assert refits.run(RatingPool.ladder("face-to-face"), "w1@host:1") == 1
+    assert RatingFit.objects.get(game="face-to-face").games == 1
+
+
 # Outside a test transaction: requests follow commits, so what they queue is sent at once.
 @pytest.mark.django_db(transaction=True)
 def test_a_request_queues_one_refit_and_none_while_one_runs(alice, bob, make_version, record_games, sent):

@@ -22,6 +22,8 @@ Ratings are stored only while the claim is held, so a refit that was presumed de
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -36,7 +38,7 @@ from django.utils import timezone
 from league.arena import queue
 from league.arena.ladder import bradley_terry, refit_sql
 from league.arena.ladder.pools import RatingPool
-from league.arena.lib import heartbeats, retrying, signals
+from league.arena.lib import claimants, heartbeats, retrying, signals
 from league.arena.models import Match, RatingFit
 from league.arena.play import events, results
 
@@ -119,20 +121,25 @@ def request(pool: RatingPool) -> None:
         queue.refit_ratings(pool.key, countdown=WINDOW)
 
 
-def claim(pool: RatingPool) -> uuid.UUID | None:
-    """Take the pool's refit if one is asked for and nobody live holds it; None otherwise."""
+def claim(pool: RatingPool, worker: str = "") -> uuid.UUID | None:
+    """Take the pool's refit for `worker` (node:pid, by default this process) if one is asked for and nobody live
+    holds it; None otherwise."""
     token = uuid.uuid4()
     taken = (
         RatingFit.objects.filter(game=pool.key, pending=True)
         .exclude(_live_claim())
-        .update(claim_token=token, claimed_at=timezone.now())
+        .update(
+            claim_token=token,
+            claimed_at=timezone.now(),
+            claimed_by=(worker or f"{socket.gethostname()}:{os.getpid()}")[:200],
+        )
     )
     return token if taken else None
 
 
-def run(pool: RatingPool) -> int:
-    """Refit `pool` while refits are asked for; returns how many fits this call stored."""
-    token = claim(pool)
+def run(pool: RatingPool, worker: str = "") -> int:
+    """Refit `pool` while refits are asked for, as `worker` (see `claim`); returns how many fits this call stored."""
+    token = claim(pool, worker)
     if token is None:
         return 0
     stored = 0
@@ -194,6 +201,24 @@ def store(
     except _ClaimLost:
         return False
     return True
+
+
+def hand_back_dead_here(worker: str) -> int:
+    """Release the refit claims held by processes of this very worker (same node) that are gone, and queue their
+    refits at once: a killed worker started again need not leave its ladders' ratings stale for a lease."""
+    node = worker.rpartition(":")[0]
+    handed = 0
+    held = RatingFit.objects.filter(claim_token__isnull=False, claimed_by__startswith=f"{node}:")
+    for key, token, claimant in held.values_list("game", "claim_token", "claimed_by"):
+        if claimants.gone_here(claimant, worker):
+            with transaction.atomic():
+                if RatingFit.objects.filter(game=key, claim_token=token).update(
+                    claim_token=None, claimed_at=None, pending=True
+                ):
+                    queue.refit_ratings(key)
+                    handed += 1
+                    log.warning("refit of %s: its process %s is gone (killed?); refit queued again", key, claimant)
+    return handed
 
 
 def resume_stale() -> int:

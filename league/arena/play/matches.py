@@ -26,7 +26,7 @@ from bots.reply_bounds import storable_text
 from bots.sandbox.limits import SandboxLimits
 from games import Termination
 from league.arena import queue
-from league.arena.lib import heartbeats, retrying
+from league.arena.lib import claimants, heartbeats, retrying
 from league.arena.lib.unpack_limits import upload_limits
 from league.arena.models import BotUpload, BotVersion, Match
 from league.arena.play import events, hosts, results
@@ -102,6 +102,11 @@ def lease() -> timedelta:
     return timedelta(seconds=settings.ARENA_MATCH_LEASE_SECONDS)
 
 
+# The matches this process is playing now: a match claimed under this process's name that is not among them was
+# claimed by an earlier call whose answer was lost (the database went away just after committing the claim).
+_playing: set[int] = set()
+
+
 def play(match_id: int, worker: str | None = None) -> bool:
     """Play the match if nobody else is; True when this call stored its results."""
     match = Match.objects.filter(pk=match_id).first()
@@ -115,6 +120,14 @@ def play(match_id: int, worker: str | None = None) -> bool:
             "match %s: not claimed (%s, by %s); nothing to do", match.pk, match.status, match.claimed_by or "nobody"
         )
         return False
+    _playing.add(match.pk)
+    try:
+        return _play_claimed(match, token)
+    finally:
+        _playing.discard(match.pk)
+
+
+def _play_claimed(match: Match, token: uuid.UUID) -> bool:
     log.info(
         "match %s: claimed by %s, attempt %d: playing %d games", match.pk, match.claimed_by, match.attempts, match.games
     )
@@ -175,19 +188,15 @@ def play(match_id: int, worker: str | None = None) -> bool:
 
 def dead_claimant_here(match: Match, worker: str) -> str:
     """The match's claimant when it is a process of this very worker (same node) that is gone, a pool process
-    killed, say: its death is certain, so its match need not wait out the lease. "" otherwise."""
-    if match.status != Match.Status.RUNNING or not match.claimed_by:
+    killed, say, or this process itself when it is not playing the match (its claim committed but the answer was
+    lost): that claim is dead for certain, so the match need not wait out the lease. "" otherwise."""
+    if match.status != Match.Status.RUNNING:
         return ""
-    node, _, pid = match.claimed_by.rpartition(":")
-    if node != worker.rpartition(":")[0] or not pid.isdigit() or int(pid) == os.getpid():
+    if match.claimed_by == worker and match.pk not in _playing:
+        return match.claimed_by  # this very process claimed it, and never heard so (a retry after the claim committed)
+    if not claimants.gone_here(match.claimed_by, worker):
         return ""
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return match.claimed_by
-    except OSError:
-        pass  # alive under another uid, or not ours to ask about
-    return ""
+    return match.claimed_by
 
 
 def _abandon(match: Match, token: uuid.UUID, why: str) -> None:
@@ -287,6 +296,32 @@ def requeue_dead() -> int:
         if back:
             sent += 1
             log.warning("match %s: worker %s sent no heartbeat for %.0f s (killed?); match re-sent", pk, worker, silent)
+    return sent
+
+
+def hand_back_dead_here(worker: str) -> int:
+    """Hand back, and send again ahead of fresh matches, the running matches held by processes of this very worker
+    (same node) that are gone: a pool process killed (Celery starts another), or the whole worker killed and started
+    again under its name. Their death is certain, so their matches need not wait out the lease for the upkeep (the
+    message of a killed pool process goes back to the queue, but a worker of another node that takes it cannot know
+    its claimant is dead and leaves it alone). The attempt stays counted, as a silent run (MAX_SILENT_RUNS)."""
+    node = worker.rpartition(":")[0]
+    sent = 0
+    for match in Match.objects.filter(status=Match.Status.RUNNING, claimed_by__startswith=f"{node}:"):
+        dead = dead_claimant_here(match, worker)
+        if not dead:
+            continue
+        error = f"attempt {match.attempts}: its process {dead} is gone (killed?); played again"
+        with transaction.atomic():
+            back = Match.objects.filter(pk=match.pk, status=Match.Status.RUNNING, claim_token=match.claim_token).update(
+                status=Match.Status.QUEUED, claim_token=None, queued_at=timezone.now(), resent_at=timezone.now(),
+                error=error,
+            )  # fmt: skip
+            if back:
+                queue.play(match.pk, match.kind, resent=True)
+        if back:
+            sent += 1
+            log.warning("match %s: its process %s is gone (killed?); match re-sent", match.pk, dead)
     return sent
 
 
