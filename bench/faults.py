@@ -17,10 +17,15 @@ killed and started again a minute later); and the bench's own: `kill-early` (kil
 killed match must jump the queue), `kill-pool-process` (SIGKILL only the pool process playing a match),
 `freeze-worker` (SIGSTOP a worker mid-match for 8 s, past its lease, then SIGCONT: it must store nothing stale and
 charge no bot for the stall), `redis-at-the-tail` (restart-redis at 90%), `kill-refit-worker` (SIGKILL the worker
-whose pool process holds the ladder's refit claim, mid-refit, restarted 2 s later: no refit may be lost).
+whose pool process holds the ladder's refit claim, mid-refit, restarted 2 s later: no refit may be lost), and
+`full-scratch`, played by uploads of the house bots in the sandbox: w1 runs in a mount namespace of its own whose
+scratch space (a small tmpfs) the drill fills, blocks and inodes, as the tournament starts, and frees once half the
+matches are done; w1 must hand its matches back uncounted, report itself sick, play nothing meanwhile and play again
+once well. It is compared with, and timed against, a clean sandboxed run on w2 alone.
 
 Each run is compared game by game with the clean run of the same seeds (winner, termination, turns), and its
-ratings with the clean run's; a run passes with all of that and its time within budget (1.3x the clean run; both
+ratings with the clean run's, and no match may be charged a failure of its own; a run passes with all of that and its
+time within budget (1.3x the clean run; both
 workers away: clean + the time away + 10 s), else it prints MISS and why ("missed its time budget", ...).
 `tests/faults/test_faults.py` runs the first four and checks what must hold at any speed, not the time.
 """
@@ -54,6 +59,12 @@ FAULT_AT = 0.3  # the share of the matches done when the fault strikes
 SUPERVISOR_DELAY = 2.0  # a killed worker is started again this long after (docker's restart policy would)
 WORKERS_DOWN_SECONDS = 60.0
 FREEZE_SECONDS = 8.0  # past the 5 s lease
+# A worker started with a scratch space of its own: a small tmpfs on /dev/shm in a mount namespace of its own (too
+# small for bots/sandbox/bwrap.py's scratch_root, which then takes TMPDIR, a folder on it). The drill fills it.
+PRIVATE_SCRATCH = "/dev/shm/scratch"
+PRIVATE_SCRATCH_MOUNT = (
+    'mount -t tmpfs -o size=64m,nr_inodes=20000,mode=1777 tmpfs /dev/shm && mkdir -m 1777 {scratch} && exec "$@"'
+)
 
 SETUP = """
 import sys
@@ -61,8 +72,11 @@ import django
 django.setup()
 from django.contrib.auth import get_user_model
 from league.arena.uploads.house import house_sha256
-from league.arena.models import Bot, BotVersion, Tournament, TournamentEntry
-refs, count, games = sys.argv[1].split(","), int(sys.argv[2]), int(sys.argv[3])
+from league.arena.uploads.intake import inspect_upload
+from league.arena.models import Bot, BotUpload, BotVersion, Tournament, TournamentEntry
+from bots.house import house_module
+import importlib.util
+refs, count, games, uploads = sys.argv[1].split(","), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 owner = get_user_model().objects.create(username="drill")
 tournament = Tournament.objects.create(
     name="drill", format="double-round-robin", games_per_pairing=games, duplicate=True,
@@ -70,8 +84,18 @@ tournament = Tournament.objects.create(
 )
 for i in range(count):
     name = refs[i % len(refs)]
-    bot = Bot.objects.create(owner=owner, name=f"{name}-{i}", house_ref=f"house:{name}")
-    BotVersion.objects.create(bot=bot, number=1, sha256=house_sha256(name), kind="house", status="active")
+    if uploads:  # the house bot's source uploaded, played in the sandbox (known good: not validated, made active)
+        source = open(importlib.util.find_spec(house_module(name)).origin, "rb").read()
+        upload = inspect_upload(f"{name}.py", source)
+        bot = Bot.objects.create(owner=owner, name=f"{name}-{i}")
+        version = BotVersion.objects.create(
+            bot=bot, number=1, sha256=upload.sha256, kind=upload.kind, filename=upload.filename,
+            size=len(upload.content), status="active",
+        )
+        BotUpload.objects.create(version=version, content=upload.content)
+    else:
+        bot = Bot.objects.create(owner=owner, name=f"{name}-{i}", house_ref=f"house:{name}")
+        BotVersion.objects.create(bot=bot, number=1, sha256=house_sha256(name), kind="house", status="active")
     bot.refresh_active_version()
     TournamentEntry.objects.create(tournament=tournament, bot=bot)
 """
@@ -240,7 +264,9 @@ class Run:
     pair_games: int
     fitted_games: int
     ratings: dict[str, tuple[float, int, int, int]]
+    charged: int  # matches charged a failure of their own (no drill's fault is a match's)
     logs: dict[str, str] = field(repr=False)
+    trouble: list[str] = field(default_factory=list)  # what the fault itself found wrong (see Drill.trouble)
     # (the entrants in entry order, the match's seed, the game's index) -> (winner, termination, turns)
     games: dict[tuple[str, str, int], tuple[str, str, int]] = field(default_factory=dict, repr=False)
 
@@ -260,7 +286,9 @@ class Run:
 
     def problems(self) -> list[str]:
         """What is wrong with this run by itself (the comparison with the clean run is the caller's)."""
-        found = []
+        found = list(self.trouble)
+        if self.charged:
+            found.append(f"{self.charged} matches charged a failure of their own")
         if set(self.matches) != {"done"}:
             found.append(f"matches not all done: {self.matches}")
         if self.games_stored != self.games_expected or self.bad_matches:
@@ -286,6 +314,9 @@ class Drill:
         self.processes: dict[str, subprocess.Popen] = {}
         self.database = ""
         self.runs = 0
+        self.sandboxed = False  # this run's bots are uploads, played in the sandbox
+        self.private_scratch: set[str] = set()  # the workers of this run started with a scratch space of their own
+        self.trouble: list[str] = []  # what this run's fault found wrong (a fault that did not strike, say)
 
     def __enter__(self) -> Drill:
         (self.folder / "redis").mkdir(exist_ok=True)
@@ -316,6 +347,7 @@ class Drill:
             ARENA_DATA_DIR=str(self.folder / f"var-{database}"),
             ARENA_QUEUE=QUEUE,
             ARENA_LADDER_MAX_PENDING="0",
+            ARENA_SANDBOX="1" if self.sandboxed else "0",
         )
         return env
 
@@ -323,18 +355,28 @@ class Drill:
 
     def start_worker(self, name: str) -> None:
         command = worker_command(1, "--hostname", f"{name}@%h", "--queues", league_queues(QUEUE))
-        self._start(name, command)
+        env = None
+        if name in self.private_scratch:
+            mount = PRIVATE_SCRATCH_MOUNT.format(scratch=PRIVATE_SCRATCH)
+            command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", mount, "sh", *command]
+            env = {**self.env(self.database), "TMPDIR": PRIVATE_SCRATCH}
+        self._start(name, command, env)
+
+    def scratch_of(self, name: str) -> Path:
+        """Where the host sees the private scratch space of the worker `name` (through its mount namespace)."""
+        return Path(f"/proc/{self.processes[name].pid}/root{PRIVATE_SCRATCH}")
 
     def start_beat(self) -> None:
         schedule = self.folder / f"beat-{self.database}"
         command = [sys.executable, "-m", "celery", "-A", "league", "beat", "--loglevel", "INFO", "--schedule", schedule]
         self._start("beat", command)
 
-    def _start(self, name: str, command: list) -> None:
+    def _start(self, name: str, command: list, env: dict[str, str] | None = None) -> None:
         log = open(self.log_path(name), "ab")
         self.processes[name] = subprocess.Popen(
-            command, cwd=ROOT, env=self.env(self.database), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
+            command, cwd=ROOT, env=env or self.env(self.database), stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
         log.close()
 
     def log_path(self, name: str) -> Path:
@@ -396,6 +438,7 @@ class Drill:
             " OR count(DISTINCT g.index) <> count(g.id)"
         )
         ((stored,),) = self.query("SELECT count(*) FROM arena_game")
+        ((charged,),) = self.query("SELECT count(*) FROM arena_match WHERE failures > 0")
         ((pairs,),) = self.query("SELECT coalesce(sum(first_wins + second_wins + draws), 0) FROM arena_pairresult")
         ((fitted,),) = self.query("SELECT coalesce(max(games), 0) FROM arena_ratingfit")
         ratings = {
@@ -430,27 +473,39 @@ class Drill:
             pair_games=int(pairs),
             fitted_games=fitted,
             ratings=ratings,
+            charged=charged,
             logs=logs,
             games=games,
+            trouble=list(self.trouble),
         )
 
     # --- one run ----------------------------------------------------------------------------------------------
 
-    def run(self, name: str, fault: Callable[[Drill], None] | None, timeout: float = 600) -> Run:
-        """The tournament from a fresh database, with `fault` injected once FAULT_AT of its matches are done."""
+    def run(
+        self,
+        name: str,
+        fault: Callable[[Drill], None] | None,
+        timeout: float = 600,
+        workers: tuple[str, ...] = ("w1", "w2"),
+        sandboxed: bool = False,
+    ) -> Run:
+        """The tournament from a fresh database, with `fault` injected once FAULT_AT of its matches are done;
+        `sandboxed`: its bots are uploads, played in the sandbox."""
         self.runs += 1
         self.database = f"drill_{self.runs}_{name.replace('-', '_')}"
+        self.sandboxed, self.trouble = sandboxed, []
+        self.private_scratch = set(PRIVATE_SCRATCH_WORKERS.get(name, ()))
         self.postgres.execute(f"CREATE DATABASE {self.database} TEMPLATE drill_template")
         subprocess.run(
-            [sys.executable, "-c", SETUP, self.house, str(self.bots), str(self.games)],
+            [sys.executable, "-c", SETUP, self.house, str(self.bots), str(self.games), "1" if sandboxed else "0"],
             cwd=ROOT, env=self.env(self.database), check=True,
         )  # fmt: skip
         self.processes = {}
         try:
-            for worker in ("w1", "w2"):
+            for worker in workers:
                 self.start_worker(worker)
             self.start_beat()
-            for worker in ("w1", "w2"):
+            for worker in workers:
                 self.wait_ready(worker)
             load = os.getloadavg()[0]
             subprocess.run([sys.executable, "-c", START], cwd=ROOT, env=self.env(self.database), check=True)
@@ -545,6 +600,48 @@ def kill_refit_worker(drill: Drill) -> None:
     raise RuntimeError("no refit was caught holding its claim within 120 s")
 
 
+def full_scratch(drill: Drill) -> None:
+    """Fill w1's scratch space (its blocks, then its inodes) as the tournament starts, so every sandboxed run of w1
+    fails with ENOSPC: w1 must hand each match back uncounted, report itself sick and stop taking matches; once half
+    the matches are done the space is freed, and w1 must report itself well and play again."""
+    scratch = drill.scratch_of("w1")
+    filler = scratch / "filler"
+    filler.mkdir()
+    try:
+        with open(filler / "blocks", "wb") as out:
+            while True:
+                out.write(b"\0" * (1 << 20))
+                out.flush()
+    except OSError:
+        pass
+    try:
+        for i in range(1_000_000):
+            (filler / f"inode-{i}").touch()
+    except OSError:
+        pass
+
+    def health() -> tuple[bool, str] | None:
+        rows = drill.query("SELECT sick, reason FROM arena_workerhealth WHERE name LIKE 'w1@%%'")
+        return rows[0] if rows else None
+
+    def played_by_w1() -> int:
+        ((count,),) = drill.query("SELECT count(*) FROM arena_match WHERE status = 'done' AND claimed_by LIKE 'w1@%%'")
+        return count
+
+    try:
+        wait_until("w1 to report itself sick", lambda: (health() or (False,))[0], 60)
+    except RuntimeError as error:
+        drill.trouble.append(f"the full scratch did not strike: {error}")
+    before = played_by_w1()
+    wait_until("half the matches", lambda: drill.done_share() >= 0.5, 600)
+    shutil.rmtree(filler)
+    try:
+        wait_until("w1 to report itself well", lambda: not (health() or (True,))[0], 30)
+        wait_until("w1 to play a match again", lambda: played_by_w1() > before or drill.done_share() == 1, 60)
+    except RuntimeError as error:
+        drill.trouble.append(f"w1 did not recover: {error}")
+
+
 def restart_redis(drill: Drill) -> None:
     """Redis killed and started again empty: every queued message, and the task messages in flight, are gone."""
     drill.redis.crash()
@@ -581,13 +678,17 @@ DRILLS: dict[str, Callable[[Drill], None]] = {
     "freeze-worker": freeze_worker,
     "redis-at-the-tail": restart_redis,
     "kill-refit-worker": kill_refit_worker,
+    "full-scratch": full_scratch,
 }
-FAULT_AT_SHARE = {"kill-early": 0.05, "redis-at-the-tail": 0.9}
+FAULT_AT_SHARE = {"kill-early": 0.05, "redis-at-the-tail": 0.9, "full-scratch": 0.0}
+# Drills played by uploads in the sandbox, compared with (and timed against) a clean sandboxed run on w2 alone.
+SANDBOXED = {"full-scratch"}
+PRIVATE_SCRATCH_WORKERS = {"full-scratch": ("w1",)}
 
 
 def budget(fault: str, clean: float) -> float:
-    """The most a run with `fault` may take (issue 21): 1.3x the clean run; with both workers away, the clean run
-    plus the time they are away plus 10 s."""
+    """The most a run with `fault` may take (issue 21): 1.3x the clean run (a sandboxed drill's: the clean sandboxed
+    run on w2 alone); with both workers away, the clean run plus the time they are away plus 10 s."""
     if fault == "workers-down":
         return clean + WORKERS_DOWN_SECONDS + 10.0
     return 1.3 * clean
@@ -630,15 +731,28 @@ def report(drill: Drill, faults: list[str]) -> None:
             f"{clean.load:4.2f}  {checks}",
             flush=True,
         )
+        alone = None  # the clean sandboxed run on w2 alone: what the sandboxed drills are compared with and timed by
         for name in faults:
-            run = drill.run(name, DRILLS[name])
-            limit = budget(name, clean.seconds)
-            problems = run.problems() + run.differences(clean)
+            base = clean
+            if name in SANDBOXED:
+                if alone is None:
+                    alone = drill.run("clean-w2-sandboxed", None, workers=("w2",), sandboxed=True)
+                    checks = "; ".join(alone.problems()) or "ok"
+                    print(
+                        f"{harness.verdict(not alone.problems())}  {'clean-w2-sandboxed':18} {alone.seconds:8.1f} "
+                        f"{alone.seconds / clean.seconds:6.2f} {'':>7}  {alone.load:4.2f}  {checks} "
+                        "(the sandboxed drills' clean run: uploads, on w2 alone)",
+                        flush=True,
+                    )
+                base = alone
+            run = drill.run(name, DRILLS[name], sandboxed=name in SANDBOXED)
+            limit = budget(name, base.seconds)
+            problems = run.problems() + run.differences(base)
             if run.seconds > limit:
                 problems.append(f"missed its time budget ({run.seconds:.1f} s > {limit:.1f} s)")
             print(
                 f"{harness.verdict(not problems)}  {name:18} {run.seconds:8.1f} "
-                f"{run.seconds / clean.seconds:6.2f} {limit:7.1f}  {run.load:4.2f}  {'; '.join(problems) or 'ok'}",
+                f"{run.seconds / base.seconds:6.2f} {limit:7.1f}  {run.load:4.2f}  {'; '.join(problems) or 'ok'}",
                 flush=True,
             )
 

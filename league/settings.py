@@ -240,6 +240,9 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # what is done); Celery 6 would cancel it instead. A worker starting before the broker waits for it.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker that lost the broker tries again after 0.2 s, then 0.7 s, ... at most 5 s apart (Celery: 2 s, 4 s, ... 30 s):
+# a restarted Redis is back within a second, and each second a worker waits for it is a second of no play.
+CELERY_WORKER_CONSUMER = "league.worker_consumer:QuickReconnect"
 CELERY_TASK_DEFAULT_QUEUE = env_str("ARENA_QUEUE", "arena")
 # Validation matches have a queue of their own, so a flood of uploads never waits in front of ladder and tournament
 # matches (nor they in front of a new version). Version tests' batches have a queue of their own, below those: a batch

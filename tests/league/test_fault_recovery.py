@@ -213,11 +213,15 @@ def test_the_upkeep_resumes_a_refit_whose_worker_died(db, sent, committed):
     )
     assert upkeep.run()["refits resumed"] == 0  # a live refit covers it
     RatingFit.objects.filter(game="face-to-face").update(
-        claimed_at=timezone.now() - refits.LEASE - timedelta(seconds=1)
+        claimed_at=timezone.now() - refits.LEASE - timedelta(seconds=1), refit_due_at=None  # the refit sent was taken
     )
     assert committed(upkeep.run)["refits resumed"] == 1  # its heartbeat stopped: presumed dead
-    RatingFit.objects.filter(game="face-to-face").update(claim_token=None, fitted_at=timezone.now())
-    assert upkeep.run()["refits resumed"] == 0  # asked for just after a fit: its message is most likely on its way
+    RatingFit.objects.filter(game="face-to-face").update(claim_token=None)
+    assert upkeep.run()["refits resumed"] == 0  # the refit just sent again is on its way
+    RatingFit.objects.filter(game="face-to-face").update(
+        refit_due_at=timezone.now() - refits.SENT_GRACE - timedelta(seconds=1)
+    )
+    assert committed(upkeep.run)["refits resumed"] == 1  # due, and not taken for a grace: its message was lost
 
 
 def test_calls_are_retried_with_backoff_on_database_errors(no_sleep, caplog):

@@ -49,6 +49,8 @@ ANCHOR = 1500.0
 LEASE = timedelta(seconds=5)
 # Matches stored within this many seconds of the one that asked for a refit ride on that one refit.
 WINDOW = 1.0
+# A refit sent this long past its countdown and still not claimed was lost (the broker restarted empty, say).
+SENT_GRACE = timedelta(seconds=2)
 
 
 class _ClaimLost(Exception):
@@ -118,7 +120,7 @@ def request(pool: RatingPool) -> None:
         if not RatingFit.objects.filter(game=pool.key, pending=False).update(pending=True):
             return
     if not RatingFit.objects.filter(_live_claim(), game=pool.key).exists():
-        queue.refit_ratings(pool.key, countdown=WINDOW)
+        _send(pool.key, countdown=WINDOW)
 
 
 def claim(pool: RatingPool, worker: str = "") -> uuid.UUID | None:
@@ -132,6 +134,7 @@ def claim(pool: RatingPool, worker: str = "") -> uuid.UUID | None:
             claim_token=token,
             claimed_at=timezone.now(),
             claimed_by=(worker or f"{socket.gethostname()}:{os.getpid()}")[:200],
+            refit_due_at=None,  # the refit sent arrived
         )
     )
     return token if taken else None
@@ -157,7 +160,7 @@ def run(pool: RatingPool, worker: str = "") -> int:
                     stored += 1
                     if state.update(claim_token=None, claimed_at=None):
                         if RatingFit.objects.filter(game=pool.key, pending=True).exists():
-                            queue.refit_ratings(pool.key, countdown=WINDOW)  # matches stored during this fit
+                            _send(pool.key, countdown=WINDOW)  # matches stored during this fit
                         return stored
     except retrying.TRANSIENT as error:
         # Hand the claim back as soon as the database answers, so the task's retry takes it at once.
@@ -215,22 +218,30 @@ def hand_back_dead_here(worker: str) -> int:
                 if RatingFit.objects.filter(game=key, claim_token=token).update(
                     claim_token=None, claimed_at=None, pending=True
                 ):
-                    queue.refit_ratings(key)
+                    _send(key)
                     handed += 1
                     log.warning("refit of %s: its process %s is gone (killed?); refit queued again", key, claimant)
     return handed
 
 
+def _send(key: str, countdown: float | None = None) -> None:
+    """Queue the refit of the pool `key`, noting when it is due (`resume_stale` tells a lost one by that)."""
+    due = timezone.now() + timedelta(seconds=countdown or 0)
+    RatingFit.objects.filter(game=key).update(refit_due_at=due)
+    queue.refit_ratings(key, countdown=countdown)
+
+
 def resume_stale() -> int:
     """Queue a refit for each pool whose refit was asked for but whose claimant died or whose message was lost.
 
-    A refit asked for less than a lease after the last fit is most likely on its way: it is left alone.
+    A refit sent less than SENT_GRACE past its due time is most likely on its way (a worker holds it for its
+    countdown, or is about to take it): it is left alone.
     """
-    recent = Q(fitted_at__gte=timezone.now() - LEASE)
-    stale = RatingFit.objects.filter(pending=True).exclude(_live_claim()).exclude(recent).values_list("game", flat=True)
-    keys = list(stale)
+    on_its_way = Q(refit_due_at__gte=timezone.now() - SENT_GRACE)
+    stale = RatingFit.objects.filter(pending=True).exclude(_live_claim()).exclude(on_its_way)
+    keys = list(stale.values_list("game", flat=True))
     for key in keys:
-        queue.refit_ratings(key)
+        _send(key)
     return len(keys)
 
 

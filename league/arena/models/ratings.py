@@ -125,6 +125,9 @@ class RatingFit(models.Model):
     pending = models.BooleanField(default=False, help_text="Games were stored that no finished refit covered.")
     claim_token = models.UUIDField(null=True, blank=True, editable=False)
     claimed_at = models.DateTimeField(null=True, blank=True)
+    refit_due_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the last refit sent is due (sent plus its countdown)."
+    )
     claimed_by = models.CharField(
         max_length=200, blank=True, help_text="The process holding the claim (node:pid), as a match's claimant."
     )
