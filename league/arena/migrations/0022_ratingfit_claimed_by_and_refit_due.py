@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("arena", "0018_version_tests"),
+        ("arena", "0021_notification_analysis_finished"),
     ]
 
     operations = [
