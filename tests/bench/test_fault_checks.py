@@ -19,6 +19,7 @@ def a_run(**changes) -> faults.Run:
         pair_games=2,
         fitted_games=2,
         ratings={"greedy-0": (1510.0, 2, 2, 0), "random-1": (1490.0, 2, 0, 2)},
+        charged=0,
         logs={},
         games={("greedy-0,random-1", "s", 0): ("greedy-0", "all-cards-played", 40),
                ("greedy-0,random-1", "s", 1): ("greedy-0", "stuck", 31)},
@@ -38,7 +39,16 @@ def test_a_game_stored_otherwise_than_in_the_clean_run_is_found():
     assert a_run(ratings={}).differences(clean) == ["ratings differ from the clean run's"]
 
 
+def test_a_match_charged_a_failure_or_a_fault_that_did_not_strike_fails_the_run():
+    assert a_run().problems() == []
+    assert a_run(charged=2).problems() == ["2 matches charged a failure of their own"]
+    assert a_run(trouble=["the full scratch did not strike: timed out"]).problems() == [
+        "the full scratch did not strike: timed out"
+    ]
+
+
 def test_the_budgets_are_the_issues():
     assert faults.budget("kill-worker", 100.0) == 130.0
     assert faults.budget("workers-down", 100.0) == 100.0 + faults.WORKERS_DOWN_SECONDS + 10.0
     assert set(faults.FAULTS) < set(faults.DRILLS) and set(faults.FAULT_AT_SHARE) <= set(faults.DRILLS)
+    assert faults.SANDBOXED <= set(faults.DRILLS) and set(faults.PRIVATE_SCRATCH_WORKERS) <= set(faults.DRILLS)
