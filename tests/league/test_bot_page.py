@@ -221,6 +221,42 @@ def test_head_to_head_counts_every_opponent_and_links_to_their_games(
     assert client.get(reverse("bot", args=[mine.bot.pk]), {"vs": "nobody"}).status_code == 404
 
 
+def test_head_to_head_last_played_is_the_newest_game_against_each_opponent_over_all_versions(
+    client, alice, bob, make_version, played_game
+):
+    from datetime import UTC, datetime
+
+    from django.db import transaction
+
+    from league.arena.models import Match
+    from league.arena.play import results
+
+    def store(a, b, when: datetime, rated: bool = True) -> None:
+        with transaction.atomic():
+            match = Match.objects.create_with_entries(
+                [a, b], kind="ladder" if rated else "exhibition", game="face-to-face", games=1, seed="s",
+                rated=rated, status="done", games_done=1,
+            )  # fmt: skip
+            results.save_games(match, [a, b], [played_game(0, 0)], {}, when)
+
+    first = make_version(alice, "mine")
+    second = make_version(alice, "mine")
+    near, far = make_version(bob, "near"), make_version(bob, "far")
+    store(second, near, datetime(2026, 3, 4, 5, 6, tzinfo=UTC))  # the newest, by v2
+    store(near, first, datetime(2026, 1, 2, 3, 4, tzinfo=UTC))  # older, stored later, v1 in seat 1
+    store(first, far, datetime(2026, 2, 1, 10, 30, tzinfo=UTC))
+    store(first, far, datetime(2026, 5, 1, 0, 0, tzinfo=UTC), rated=False)  # unrated: not in the record
+    store(near, far, datetime(2026, 6, 1, 0, 0, tzinfo=UTC))  # without us: not ours
+    block = re.search(r'<h2 id="opponents">.*?</table>', page(client, first.bot), re.S).group(0)
+    rows = {
+        strip_tags(re.search(r'<td class="name">(.*?)</td>', row, re.S).group(1)): row
+        for row in re.findall(r"<tr>(.*?)</tr>", block, re.S)[1:]
+    }
+    assert set(rows) == {"bob/near", "bob/far"}
+    assert '<time datetime="2026-03-04T05:06:00+00:00">2026-03-04 05:06 UTC</time>' in rows["bob/near"]
+    assert '<time datetime="2026-02-01T10:30:00+00:00">2026-02-01 10:30 UTC</time>' in rows["bob/far"]
+
+
 def test_the_owner_name_links_to_the_profile(client, alice, make_version):
     version = make_version(alice, "mine")
     assert f'<a href="/users/alice/">alice</a>/<a href="/bots/{version.bot.pk}/">mine</a>' in page(client, version.bot)
