@@ -26,6 +26,25 @@ class UserThrottle(_RatesFromSettings, UserRateThrottle):
 
 
 class UploadThrottle(_RatesFromSettings, UserRateThrottle):
-    """Uploads start validation games on the workers: a few per hour and account is plenty."""
+    """Uploads start validation games on the workers: a few per hour and account is plenty.
+
+    Only uploads that start them count: a request the view refuses (a file that does not compile, a name taken)
+    is given back, as the site's upload form gives back its hourly quota (`throttled(count_refused=False)`).
+    """
 
     scope = "uploads"
+    counted: float | None = None  # the moment this request was counted at, while it is
+
+    def throttle_success(self) -> bool:
+        self.counted = self.now
+        return super().throttle_success()
+
+    def give_back(self) -> None:
+        """Uncount the request this throttle let through."""
+        if self.counted is None:
+            return
+        history = self.cache.get(self.key, [])
+        if self.counted in history:
+            history.remove(self.counted)
+            self.cache.set(self.key, history, self.duration)
+        self.counted = None

@@ -127,11 +127,20 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
             return serializers.BotUpdateSerializer
         return serializers.BotSerializer
 
+    upload_throttle: UploadThrottle | None = None
+
     def get_throttles(self) -> list:
         throttles = super().get_throttles()
         if self.request.method == "POST" and self.action in ("create", "versions"):
-            throttles.append(UploadThrottle())
+            self.upload_throttle = UploadThrottle()
+            throttles.append(self.upload_throttle)
         return throttles
+
+    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
+        refused = response.status_code >= 400 and response.status_code != status.HTTP_429_TOO_MANY_REQUESTS
+        if self.upload_throttle is not None and refused:
+            self.upload_throttle.give_back()  # refused for what it sent: it started no validation
+        return super().finalize_response(request, response, *args, **kwargs)
 
     def create(self, request: Request) -> Response:
         """A new bot and its version 1 from a multipart upload, checked exactly as the site's form checks it."""

@@ -100,3 +100,25 @@ def test_uploads_are_throttled_harder_than_reads(api, alice, rates, sent):
     data = {"name": "second", "game": "face-to-face", "file": SimpleUploadedFile("bot.py", GOOD_BOT + b"#\n")}
     error_of(client.post("/api/bots/", data, format="multipart"), 429, "throttled")
     assert client.get("/api/bots/").status_code == 200
+
+
+def test_an_upload_refused_for_what_it_sent_does_not_count_against_the_upload_rate(
+    api, alice, make_version, rates, sent
+):
+    rates(uploads="1/hour", user="100/minute")
+    client = api(alice)
+    broken = {"name": "broken", "game": "face-to-face", "file": SimpleUploadedFile("bot.py", b"def play(:\n")}
+    error = error_of(client.post("/api/bots/", broken, format="multipart"), 400, "invalid")
+    assert "does not compile" in error["fields"]["file"][0]
+    bot = make_version(alice, "mine").bot
+    again = {"file": SimpleUploadedFile("bot.py", b"def play(:\n")}
+    error_of(client.post(f"/api/bots/{bot.pk}/versions/", again, format="multipart"), 400, "invalid")
+    taken = {"name": "mine", "game": "face-to-face", "file": SimpleUploadedFile("bot.py", GOOD_BOT)}
+    error_of(client.post("/api/bots/", taken, format="multipart"), 400, "invalid")
+    # three refusals, and the hour's one upload is still there; the next one is throttled
+    good = {"name": "first", "game": "face-to-face", "file": SimpleUploadedFile("bot.py", GOOD_BOT)}
+    assert client.post("/api/bots/", good, format="multipart").status_code == 201
+    again = {"file": SimpleUploadedFile("bot.py", GOOD_BOT + b"# v2\n")}
+    error_of(client.post(f"/api/bots/{bot.pk}/versions/", again, format="multipart"), 429, "throttled")
+    # a throttled request gives nothing back
+    error_of(client.post(f"/api/bots/{bot.pk}/versions/", again, format="multipart"), 429, "throttled")
