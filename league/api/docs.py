@@ -227,7 +227,11 @@ bots = extend_schema_view(
         examples=[example("bots", BOT)],
     ),
     retrieve=extend_schema(
-        summary="A bot", responses={200: serializers.BotSerializer, 404: NOT_FOUND}, examples=[example("bot", BOT)]
+        summary="A bot",
+        description="Also its `rank` on its game's leaderboard, so one more read finds its row there: "
+        "`/api/leaderboards/{game}/?page=<ceil(rank / 50)>`.",
+        responses={200: serializers.BotDetailSerializer, 404: NOT_FOUND},
+        examples=[example("bot", {**BOT, "rank": 3})],
     ),
     create=extend_schema(
         summary="Upload a new bot (its version 1)",

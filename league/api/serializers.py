@@ -134,6 +134,22 @@ class BotSerializer(serializers.ModelSerializer):
         read_only_fields = ["output_public", "analyse_losses"]
 
 
+class BotDetailSerializer(BotSerializer):
+    """One bot, read alone: also its place on its game's ladder (`views.ladder_rank` sets `ladder_rank`)."""
+
+    rank = serializers.IntegerField(
+        source="ladder_rank",
+        read_only=True,
+        allow_null=True,
+        help_text="Its rank on its game's leaderboard (1 + the ladder bots rated higher, so tied bots share one): "
+        "it is on page ceil(rank / page_size) of /api/leaderboards/{game}/. Null while it is off the ladder or not "
+        "rated yet, and for a co-op game (ranked per season).",
+    )
+
+    class Meta(BotSerializer.Meta):
+        fields = [*BotSerializer.Meta.fields, "rank"]
+
+
 class BotUpdateSerializer(serializers.ModelSerializer):
     """PATCH by the owner: a new name (the rules of a new bot's name, unique per owner) or description, what it
     writes in each turn public or not (`output_public`), its lost rated games analysed or not (`analyse_losses`).

@@ -125,7 +125,12 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
     def get_serializer_class(self) -> type:
         if self.action == "partial_update":
             return serializers.BotUpdateSerializer
-        return serializers.BotSerializer
+        return serializers.BotDetailSerializer if self.action == "retrieve" else serializers.BotSerializer
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        bot = self.get_object()
+        bot.ladder_rank = ladder_rank(bot)
+        return Response(self.get_serializer(bot).data)
 
     upload_throttle: UploadThrottle | None = None
 
@@ -219,6 +224,14 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
         points = rating_points(bot, versions)
         rows = [{"version": version, "points": points[version.pk]} for version in versions]
         return Response(serializers.VersionRatingsSerializer(rows, many=True).data)
+
+
+def ladder_rank(bot: Bot) -> int | None:
+    """The rank the leaderboard gives `bot` (`leaderboards.rank_of`, one query); None off the ladder or unrated."""
+    rating = getattr(bot.active_version, "rating", None) if bot.active_version_id else None
+    if rating is None or bot.game not in COMPETITIVE_GAMES or not bot.is_on_ladder:
+        return None
+    return leaderboards.rank_of(bot.game, rating.elo)
 
 
 @docs.versions
