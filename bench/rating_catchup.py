@@ -170,39 +170,50 @@ def _percentile(values: list[float], q: float) -> float:
 class Board:
     """The leaderboard as a user reads it: the league's API page (50 rows, as the site's) that lists one version.
 
-    The row moves between pages as its rank changes, so a miss looks on the neighbouring pages, then on all."""
+    A user finds the row in two reads, as the API offers: the bot's rank (`/api/bots/<id>/`), then the board's page
+    ceil(rank / 50). The rank may move between the two reads (a refit committed in between): a page without the row
+    is followed by a fresh rank, and by the next page while the rank stays (bots tied on Elo share a rank)."""
 
-    def __init__(self, url: str, version: int) -> None:
+    PER_PAGE = 50
+    TRIES = 5
+
+    def __init__(self, url: str, version: int, bot: int) -> None:
         parts = urlsplit(url)
         self.host, self.port, self.path = parts.hostname, parts.port or 80, parts.path
-        self.version = version
-        self.page = 1
+        self.version, self.bot_path = version, f"/api/bots/{bot}/"
         self.connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        self.reads = 0
 
     def games(self) -> int:
         """The rated games the leaderboard shows for the version now (0 while it shows it unrated)."""
-        pages = self._fetch(self.page)["pages"]
-        for number in [self.page, self.page - 1, self.page + 1, *range(1, pages + 1)]:
-            if 1 <= number <= pages:
-                found = self._fetch(number)
-                for row in found["rows"]:
-                    if row["version"]["id"] == self.version:
-                        self.page = number
-                        return (row["rating"] or {}).get("games", 0)
-        raise RuntimeError(f"version {self.version} is on no page of {self.path}")
+        previous, extra = None, 0
+        for _ in range(self.TRIES):
+            bot = self._get(self.bot_path)
+            rank = bot["rank"]
+            if rank is None:
+                if not bot["on_ladder"]:
+                    raise RuntimeError(f"{self.bot_path} is off the ladder: its version is on no leaderboard page")
+                return 0  # listed unrated, after the rated rows
+            extra = extra + 1 if rank == previous else 0
+            previous = rank
+            number = -(-rank // self.PER_PAGE) + extra
+            for row in self._get(f"{self.path}?page={number}")["results"]:
+                if row["version"]["id"] == self.version:
+                    return (row["rating"] or {}).get("games", 0)
+        raise RuntimeError(f"version {self.version} was not on {self.path} at its rank {self.TRIES} times in a row")
 
-    def _fetch(self, number: int) -> dict:
+    def _get(self, path: str) -> dict:
+        self.reads += 1
         try:
-            self.connection.request("GET", f"{self.path}?page={number}", headers={"Host": self.host})
+            self.connection.request("GET", path, headers={"Host": self.host})
             response = self.connection.getresponse()
             body = response.read()
         except (OSError, http.client.HTTPException):
             self.connection.close()  # a dropped keep-alive connection: the next request opens a new one
             raise
         if response.status != 200:
-            raise RuntimeError(f"{self.path}?page={number} answered HTTP {response.status}: {body[:200]!r}")
-        data = json.loads(body)
-        return {"rows": data["results"], "pages": max(1, -(-data["count"] // max(len(data["results"]), 1)))}
+            raise RuntimeError(f"{path} answered HTTP {response.status}: {body[:200]!r}")
+        return json.loads(body)
 
 
 def _watch_board(board: Board, stop: threading.Event, seen: list[tuple[float, int]], polls: list[float]) -> None:
@@ -280,7 +291,7 @@ def measure_catchup(
     stop, seen, shown, polls = threading.Event(), [], [], []
     threads = [threading.Thread(target=_monitor, args=(game, stop, seen), daemon=True)]
     if board:
-        reader = Board(board, watched)
+        reader = Board(board, watched, versions[watched].bot_id)
         watched_before = Rating.objects.filter(version_id=watched).values_list("games", flat=True).first() or 0
         _await(lambda: reader.games() == watched_before, 30, f"{board} to show the ratings the refit stored")
         threads.append(threading.Thread(target=_watch_board, args=(reader, stop, shown, polls), daemon=True))
@@ -345,6 +356,7 @@ def measure_catchup(
             visible_p95=_percentile(visible, 0.95),
             visible_max=max(visible),
             board_read_ms=1000 * statistics.median(polls),
+            board_reads=reader.reads / max(len(polls), 1),
         )
     return figures
 

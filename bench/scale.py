@@ -528,7 +528,8 @@ def catchup(args: argparse.Namespace, env: dict[str, str]) -> tuple[list[tuple[s
         f"the last\nrating lag at {RATED_RATE_GOAL:g} matches/s: {_catchup_line(paced)}\n"
         f"  on the leaderboard API: {paced['visible_matches']} matches of one watched bot shown "
         f"{paced['visible_p50']:.2f} s (p50), {paced['visible_p95']:.2f} s (p95), {paced['visible_max']:.2f} s (max) "
-        f"after their commit; a read of its page took {paced['board_read_ms']:.0f} ms (median) "
+        f"after their commit; a look (the bot's rank, then its page: {paced['board_reads']:.2f} reads) took "
+        f"{paced['board_read_ms']:.0f} ms (median) "
         f"(load {harness.loadavg()})"
     )
     visible_value = f"max {paced['visible_max']:.2f} s over {paced['visible_matches']} matches" + (
