@@ -1,6 +1,6 @@
 """A refit's one-statement read of the pairs and write of the ratings give what the ORM gives."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
@@ -61,3 +61,35 @@ def test_a_refit_overwrites_every_rating_and_keeps_its_history_point(alice, bob,
         assert (row.elo, row.low, row.high) == pytest.approx((rating.elo, rating.low, rating.high))
         assert (row.games, row.wins, row.losses) == (rating.games, rating.wins, rating.losses)
         assert (row.point_elo, row.point_games) == (row.elo, 4)  # games changed: a new point
+
+
+@pytest.mark.parametrize(
+    ("kind", "values"),
+    [
+        ("float8", [1500.0, -0.1, 1 / 3, 2.0**-1074, 1e308, 1234.5678901234567]),
+        ("int8", [0, -1, 2**62, 17]),
+        ("int4", [0, -(2**31), 2**31 - 1]),
+        ("timestamptz", [datetime(2026, 11, 28, 9, 0, 0, 123456, tzinfo=UTC), datetime(1999, 1, 1, tzinfo=UTC)]),
+        ("float8", []),
+    ],
+)
+def test_a_binary_array_reads_back_bit_for_bit(db, kind, values):
+    import psycopg
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's binary format")
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.adapters.register_dumper(refit_sql.BinaryArray, refit_sql._BinaryArrayDumper)
+        cursor.execute(f"SELECT %b::{kind}[]", (refit_sql.binary_array(values, kind),))
+        assert cursor.fetchone()[0] == values
+
+
+def test_a_binary_array_refuses_what_it_cannot_hold():
+    with pytest.raises(ValueError, match="NULL"):
+        refit_sql.binary_array([1.0, None], "float8")
+    with pytest.raises(ValueError, match="time zone"):
+        refit_sql.binary_array([datetime(2026, 1, 1)], "timestamptz")
+    with pytest.raises(ValueError, match="out of range"):
+        refit_sql.binary_array([2**31], "int4")
