@@ -160,12 +160,20 @@ def test_matches_stored_during_a_refit_are_covered_by_one_more_refit(
     # no refit was queued for each of them while the first ran, one was once it ended (a window later)
     # (each stored fit has the ladder scheduled)
     assert [name for name, _ in sent if name != "schedule_ladder"] == ["refit_ratings"] * 2
+    follow_up = [options for (name, _), options in zip(sent, sent.options, strict=True) if name == "refit_ratings"][1]
+    assert 0 <= follow_up["countdown"] < refits.WINDOW  # those matches waited out the fit: the rest of a window
     assert refits.run(RatingPool.ladder("face-to-face")) == 1
     assert fits == [1, 6]  # one more fit covered all three matches
     assert Rating.objects.get(version=a).games == 6
     state = RatingFit.objects.get(game="face-to-face")
     assert (state.games, state.pending, state.claim_token) == (6, False, None)
     assert refits.run(RatingPool.ladder("face-to-face")) == 0  # nothing asked for: a leftover task does nothing
+
+
+def test_a_refit_asked_for_during_a_fit_waits_the_rest_of_a_window_from_its_start():
+    assert refits.next_countdown(0.25) == refits.WINDOW - 0.25
+    assert refits.next_countdown(refits.WINDOW) == 0.0
+    assert refits.next_countdown(3 * refits.WINDOW) == 0.0  # a fit longer than a window: the next starts at once
 
 
 def test_the_leaderboard_hears_of_a_stored_refit_once_it_commits(

@@ -11,7 +11,9 @@ Refits are coalesced per pool through its `RatingFit` row (keyed by the pool's k
   on that one refit: a ladder is refitted at most about once a window however fast matches are stored.
 - `run(pool)` claims the row with a conditional UPDATE (only while `pending` is set; a claim whose holder stopped
   refreshing it for `LEASE` is taken over), clears `pending`, fits and stores, and releases the claim; if `pending`
-  was set again meanwhile (matches arrived during the fit) it queues one more refit a window later, covering them all.
+  was set again meanwhile (matches arrived during the fit) it queues one more refit, covering them all, a window
+  after this one began: those matches have waited out the fit already, so after a fit longer than the window (a
+  big ladder) the next one starts at once, and a match's ratings trail it by at most about two fits.
 
 No request is lost between a refit finishing and a new match arriving: a request that finds a live claim leaves the
 refit to the claimant, which looks at `pending` after its release; one that comes after the release finds no claim
@@ -24,6 +26,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -145,7 +148,7 @@ def run(pool: RatingPool, worker: str = "") -> int:
     token = claim(pool, worker)
     if token is None:
         return 0
-    stored = 0
+    stored, began = 0, time.monotonic()
     state = RatingFit.objects.filter(game=pool.key, claim_token=token)
 
     def beat() -> bool:
@@ -159,8 +162,8 @@ def run(pool: RatingPool, worker: str = "") -> int:
                 if store(pool, token, counts, fit(counts, pool.stored_elos()), last_played):
                     stored += 1
                     if state.update(claim_token=None, claimed_at=None):
-                        if RatingFit.objects.filter(game=pool.key, pending=True).exists():
-                            _send(pool.key, countdown=WINDOW)  # matches stored during this fit
+                        if RatingFit.objects.filter(game=pool.key, pending=True).exists():  # stored during the fit
+                            _send(pool.key, countdown=next_countdown(time.monotonic() - began))
                         return stored
     except retrying.TRANSIENT as error:
         # Hand the claim back as soon as the database answers, so the task's retry takes it at once.
@@ -169,6 +172,11 @@ def run(pool: RatingPool, worker: str = "") -> int:
         raise
     log.warning("refit of %s: the claim was taken over (this refit was presumed dead); its fit is dropped", pool)
     return stored
+
+
+def next_countdown(took: float) -> float:
+    """How long the refit asked for during a fit that `took` seconds waits: the rest of a window from its start."""
+    return round(max(0.0, WINDOW - took), 3)
 
 
 def _release(pool: RatingPool, token: uuid.UUID) -> None:
