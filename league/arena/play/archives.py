@@ -24,18 +24,18 @@ import os
 import re
 import zlib
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import orjson
 from django.conf import settings
 from django.utils import timezone
 
 import games
-from league.arena.models import Game, GameSeat, Match
+from league.arena.models import BotVersion, Game, GameSeat, Match
 from league.arena.play import seals
 
 PUBLIC_KINDS = (Match.Kind.LADDER, Match.Kind.TOURNAMENT, Match.Kind.EXHIBITION)
@@ -116,17 +116,25 @@ def _export(target: Path, begin: datetime | None, end: datetime, jobs: int) -> E
     writers: dict[tuple[str, str], _Writer] = {}
     written = skipped = 0
     try:
-        with _Verifier(jobs) as verifier:
+        # Compression runs on a thread of its own (zlib lets go of the GIL), a page behind the reading.
+        with _Verifier(jobs) as verifier, ThreadPoolExecutor(max_workers=1) as compressor:
+            compressing: Future[None] | None = None
             for page in _public_pages(begin, end):
-                for (game, record), log in zip(page, verifier.logs([game for game, _ in page]), strict=True):
+                lines: dict[_Writer, list[bytes]] = {}
+                for (row, record), log in zip(page, verifier.logs([row for row, _ in page]), strict=True):
                     if log is None:
                         skipped += 1
                         continue
-                    key = (game.game, game.played_at.astimezone(UTC).strftime("%Y-%m"))
+                    key = (row.game, row.played_at.astimezone(UTC).strftime("%Y-%m"))
                     if key not in writers:
                         writers[key] = _Writer(target, *key)
-                    writers[key].write(orjson.dumps(record)[:-1] + b',"log":' + log + b"}\n")
+                    lines.setdefault(writers[key], []).append(orjson.dumps(record)[:-1] + b',"log":' + log + b"}\n")
                     written += 1
+                if compressing is not None:
+                    compressing.result()
+                compressing = compressor.submit(_write_lines, lines)
+            if compressing is not None:
+                compressing.result()
         made = [writer.finish() for _, writer in sorted(writers.items())]
     except BaseException:
         for writer in writers.values():
@@ -139,47 +147,79 @@ def _export(target: Path, begin: datetime | None, end: datetime, jobs: int) -> E
     return ExportResult(months, made, written, skipped, verifier.replayed)
 
 
-def _public_pages(begin: datetime | None, end: datetime) -> Iterator[list[tuple[Game, dict[str, Any]]]]:
+def _write_lines(lines: dict[_Writer, list[bytes]]) -> None:
+    for writer, written in lines.items():
+        writer.write(b"".join(written), len(written))
+
+
+class _Row(NamedTuple):
+    """What the export reads of a public game."""
+
+    id: int
+    match_id: int
+    index: int
+    game: str
+    termination: str
+    winner_seat: int | None
+    score: int | None
+    log_zlib: bytes
+    log_seal: bytes
+    played_at: datetime
+    kind: str
+    tournament_id: int | None
+
+
+def _public_pages(begin: datetime | None, end: datetime) -> Iterator[list[tuple[_Row, dict[str, Any]]]]:
     """(game, its line) for each public game played in [begin, end), by id, a page at a time."""
-    chosen = Game.objects.filter(
-        match__kind__in=PUBLIC_KINDS, match__status=Match.Status.DONE, played_at__lt=end
-    ).select_related("match")
-    chosen = chosen.only(
-        "game", "index", "played_at", "termination", "winner_seat", "score", "log_zlib", "log_seal",
-        "match__kind", "match__tournament_id",
-    )  # fmt: skip
+    chosen = Game.objects.filter(match__kind__in=PUBLIC_KINDS, match__status=Match.Status.DONE, played_at__lt=end)
     if begin is not None:
         chosen = chosen.filter(played_at__gte=begin)
+    columns = [
+        "pk", "match_id", "index", "game", "termination", "winner_seat", "score", "log_zlib", "log_seal", "played_at",
+        "match__kind", "match__tournament_id",
+    ]  # fmt: skip
     after = 0
+    versions = _Versions()
     while True:
-        page = list(chosen.filter(pk__gt=after).order_by("pk")[:ARCHIVE_CHUNK])
+        page = [_Row(*row) for row in chosen.filter(pk__gt=after).order_by("pk").values_list(*columns)[:ARCHIVE_CHUNK]]
         if not page:
             return
-        seats: dict[int, list[dict[str, Any]]] = {}
-        rows = GameSeat.objects.filter(game__in=page).order_by("game_id", "seat")  # by id: "game" sorts by its match
-        for seat in rows.values("game_id", "seat", "version_id", "version__number", "version__bot_id",
-                                "version__bot__name", "version__bot__owner__username"):  # fmt: skip
-            seats.setdefault(seat["game_id"], []).append(
-                {
-                    "seat": seat["seat"],
-                    "bot": seat["version__bot__name"],
-                    "bot_id": seat["version__bot_id"],
-                    "owner": seat["version__bot__owner__username"],
-                    "version": seat["version__number"],
-                    "version_id": seat["version_id"],
-                }
+        seats: dict[int, list[tuple[int, int]]] = {game.id: [] for game in page}
+        # The seats of the page's id range (one index range, not 2,000 ids), less the private games' among them.
+        rows = GameSeat.objects.filter(game_id__gte=page[0].id, game_id__lte=page[-1].id).order_by("game_id", "seat")
+        for game_id, seat, version_id in rows.values_list("game_id", "seat", "version_id"):
+            if game_id in seats:
+                seats[game_id].append((seat, version_id))
+        versions.load({version_id for seated in seats.values() for _, version_id in seated})
+        yield [(game, _record(game, [versions.seat(*seated) for seated in seats[game.id]])) for game in page]
+        after = page[-1].id
+
+
+class _Versions:
+    """Each version's bot, owner and number, read once per export (a league has thousands, its games millions)."""
+
+    def __init__(self) -> None:
+        self.known: dict[int, tuple[str, int, str, int]] = {}
+
+    def load(self, ids: set[int]) -> None:
+        missing = ids - self.known.keys()
+        if missing:
+            rows = BotVersion.objects.filter(pk__in=missing).values_list(
+                "pk", "bot__name", "bot_id", "bot__owner__username", "number"
             )
-        yield [(game, _record(game, seats.get(game.pk, []))) for game in page]
-        after = page[-1].pk
+            self.known.update((pk, (bot, bot_id, owner, number)) for pk, bot, bot_id, owner, number in rows)
+
+    def seat(self, seat: int, version_id: int) -> dict[str, Any]:
+        bot, bot_id, owner, number = self.known[version_id]
+        return {"seat": seat, "bot": bot, "bot_id": bot_id, "owner": owner, "version": number, "version_id": version_id}
 
 
-def _record(game: Game, seats: list[dict[str, Any]]) -> dict[str, Any]:
+def _record(game: _Row, seats: list[dict[str, Any]]) -> dict[str, Any]:
     """The line of a game but its log."""
-    match = game.match
     return {
-        "id": game.pk,
+        "id": game.id,
         "played_at": game.played_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-        "match": {"id": match.pk, "kind": match.kind, "tournament": match.tournament_id, "index": game.index},
+        "match": {"id": game.match_id, "kind": game.kind, "tournament": game.tournament_id, "index": game.index},
         "seats": seats,
     }
 
@@ -202,7 +242,7 @@ class _Verifier:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
 
-    def logs(self, page: list[Game]) -> list[bytes | None]:
+    def logs(self, page: list[_Row]) -> list[bytes | None]:
         """Each game's log as JSON once verified, or None when it does not replay to the stored outcome."""
         logs: list[bytes | None] = []
         unsealed: list[tuple[int, tuple[bytes, str, int | None, int | None]]] = []
@@ -255,9 +295,9 @@ class _Writer:
         )
         self.games = 0
 
-    def write(self, line: bytes) -> None:
-        self.zipped.write(line)
-        self.games += 1
+    def write(self, lines: bytes, games: int) -> None:
+        self.zipped.write(lines)
+        self.games += games
 
     def finish(self) -> Archive:
         self.zipped.close()
