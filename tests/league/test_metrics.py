@@ -4,6 +4,7 @@ read from the database at scrape time (so any web process answers the same) and 
 from __future__ import annotations
 
 import ipaddress
+import time
 from datetime import timedelta
 
 import pytest
@@ -124,10 +125,27 @@ def test_a_broker_that_does_not_answer_is_a_zero_not_an_error(scraper, db, monke
 
     scraper()  # the process's connection is open now
     monkeypatch.setattr(machinery.app, "connection_for_read", down)
-    monkeypatch.setattr(metrics.machinery, "waiting", lambda channel, name: down())  # the open one breaks
+    monkeypatch.setattr(metrics.machinery, "waiting_all", lambda channel, names: down())  # the open one breaks
     got = scraper()
     assert got["arena_broker_up"][()] == 0 and "arena_queue_messages" not in got
     got = scraper()  # it was dropped: the next scrape connects afresh, and that fails too
     assert got["arena_broker_up"][()] == 0
     monkeypatch.undo()
     assert scraper()["arena_broker_up"][()] == 1
+
+
+def test_queue_lengths_count_every_priority_in_one_round_trip(db):
+    from league.arena.ops import machinery
+
+    names = [f"metrics-{time.monotonic_ns()}-{k}" for k in range(3)]
+    with machinery.app.connection_for_write() as connection:
+        channel = connection.default_channel
+        queues = [connection.SimpleQueue(name) for name in names]
+        for priority in (0, 5, 9):  # kept in separate lists by the Redis transport
+            queues[0].put({"n": priority}, priority=priority)
+        queues[1].put({"n": 1})
+        assert machinery.waiting_all(channel, names) == [3, 1, 0]
+        assert machinery.waiting_all(channel, names) == [machinery.waiting(channel, name) for name in names]
+        for queue in queues:
+            queue.clear()
+            queue.close()

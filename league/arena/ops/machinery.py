@@ -57,10 +57,25 @@ def queue_lengths() -> list[QueueLength]:
         with app.connection_for_read() as connection:
             connection.ensure_connection(max_retries=1, timeout=BROKER_TIMEOUT_SECONDS)
             channel = connection.default_channel
-            return [QueueLength(name, waiting(channel, name)) for name in names]
+            return [QueueLength(name, count) for name, count in zip(names, waiting_all(channel, names), strict=True)]
     except Exception as error:  # any broker failure is shown on the page, not raised at the staff
         problem = f"the broker did not answer: {error}"
         return [QueueLength(name, None, problem) for name in names]
+
+
+def waiting_all(channel: Any, names: list[str]) -> list[int]:
+    """Messages waiting in each of the queues `names` on an open channel. On Redis, one round trip for them all
+    (a passive declare per queue takes two, and /metrics/ asks at every scrape): kombu's Redis channel keeps a list
+    per queue and priority step, and counts a queue as the sum of their lengths, as this does."""
+    if not all(hasattr(channel, name) for name in ("conn_or_acquire", "priority_steps", "_q_for_pri")):
+        return [waiting(channel, name) for name in names]
+    steps = list(channel.priority_steps)
+    with channel.conn_or_acquire() as client, client.pipeline() as pipe:
+        for name in names:
+            for step in steps:
+                pipe.llen(channel._q_for_pri(name, step))
+        lengths = pipe.execute()
+    return [sum(lengths[k * len(steps) : (k + 1) * len(steps)]) for k in range(len(names))]
 
 
 def waiting(channel: Any, name: str) -> int:

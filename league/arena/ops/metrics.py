@@ -67,7 +67,8 @@ def _queue_lengths() -> list[machinery.QueueLength]:
             connection.ensure_connection(max_retries=1, timeout=machinery.BROKER_TIMEOUT_SECONDS)
             _broker.connection = connection
         channel = connection.default_channel
-        return [machinery.QueueLength(name, machinery.waiting(channel, name)) for name in names]
+        lengths = machinery.waiting_all(channel, names)
+        return [machinery.QueueLength(name, count) for name, count in zip(names, lengths, strict=True)]
     except Exception as error:  # a broker that does not answer is a gauge at 0, not a failed scrape
         _broker.connection = None
         if connection is not None:
