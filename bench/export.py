@@ -102,8 +102,8 @@ def clock(through: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     print(
-        "clock: the whole export in a fresh process (keyset pages of games, seats, engine replay of every log, gzip, "
-        "renames), wall time; memory: that process's peak resident set"
+        "clock: the whole export in a fresh process (keyset pages of games, seats, each log's seal checked or the log "
+        "replayed by the engine, gzip, renames), wall time; memory: that process's peak resident set"
     )
     rounds = []
     for number in range(1, args.rounds + 1):
