@@ -213,7 +213,8 @@ def test_the_upkeep_resumes_a_refit_whose_worker_died(db, sent, committed):
     )
     assert upkeep.run()["refits resumed"] == 0  # a live refit covers it
     RatingFit.objects.filter(game="face-to-face").update(
-        claimed_at=timezone.now() - refits.LEASE - timedelta(seconds=1), refit_due_at=None  # the refit sent was taken
+        claimed_at=timezone.now() - refits.LEASE - timedelta(seconds=1),
+        refit_due_at=None,  # the refit sent was taken
     )
     assert committed(upkeep.run)["refits resumed"] == 1  # its heartbeat stopped: presumed dead
     RatingFit.objects.filter(game="face-to-face").update(claim_token=None)
