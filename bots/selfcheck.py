@@ -16,8 +16,8 @@ import games  # first of all: from a checkout without the dependencies, the comm
 # isort: split
 import bots.house
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
-from bots.sandbox import cgroups
-from bots.sandbox.bwrap import SandboxUnavailable
+from bots.sandbox import cgroups, leftovers
+from bots.sandbox.bwrap import SandboxUnavailable, scratch_root
 from bots.sandbox.limits import SandboxLimits
 
 SANDBOXED_BOT = Path(bots.house.__file__).with_name("greedy.py")
@@ -36,7 +36,9 @@ def check(startup_seconds: float, limits: SandboxLimits | None = None) -> str:
         sandbox=True,
         sandbox_limits=limits or SandboxLimits(),
     )
+    folders = _own_sandbox_folders()
     game = run_match(spec).games[0]
+    left = sorted(_own_sandbox_folders() - folders)
     sandboxed_seat = game.seat_bots.index(0)
     outcome = game.outcome
     if outcome.seat == sandboxed_seat and outcome.termination not in (
@@ -48,6 +50,12 @@ def check(startup_seconds: float, limits: SandboxLimits | None = None) -> str:
             f"the sandboxed bot failed: {outcome.termination}: {outcome.detail}" + (f"\n{stderr}" if stderr else "")
         )
     uid, gid, _ = SandboxLimits().identity()
+    if left:
+        # it played, but every match would leave its bots' files behind (in memory, on /dev/shm) for good
+        raise SandboxUnavailable(
+            f"the sandbox's folder {left[0]} was left behind: the runner cannot remove the bot's files once they are "
+            f"uid {uid}'s (a root runner needs CAP_DAC_OVERRIDE for that)"
+        )
     if cgroups.available():
         groups = "each sandbox gets its own cgroups"
     else:
@@ -59,6 +67,12 @@ def check(startup_seconds: float, limits: SandboxLimits | None = None) -> str:
         f"played one game in the sandbox ({game.turns} turns, {outcome.termination}); bots run as uid {uid}:{gid}; "
         + groups
     )
+
+
+def _own_sandbox_folders() -> set[str]:
+    """The private folders of this process's sandboxes that exist now."""
+    prefix = leftovers.own_prefix(leftovers.SANDBOX_PREFIX)
+    return {str(entry) for entry in Path(scratch_root()).glob(f"{prefix}*")}
 
 
 def main(argv: list[str] | None = None) -> int:
