@@ -143,7 +143,6 @@ class BwrapCommand:
     empty_dir: str  # an empty host directory, bound over site-packages
     seccomp_fd: int
     info_fd: int
-    scratch_dir: str  # the host-side mount point of the sandbox's own tmpfs (scratch.py), bound at /tmp
     uid: int  # the sandbox's ids: bwrap runs as root of the namespace scratch.py makes
     gid: int
     block_fd: int  # bwrap's child waits on it, the sandbox built, before its exec: the fork server joins it there
@@ -188,7 +187,8 @@ class BwrapCommand:
             # no terminal: a session leader (the harness) that opened a pseudo-terminal would be its controlling
             # process, and the kernel continues that with SIGCONT when the terminal hangs up (its master closes)
             "--ro-bind", self.empty_dir, "/dev/pts",
-            "--bind", self.scratch_dir, SANDBOX_TMP,
+            # its own tmpfs, capped in bytes and files by the fork server's monitor before the bot runs (scratch.py)
+            "--tmpfs", SANDBOX_TMP,
             "--remount-ro", "/dev",
             "--remount-ro", "/",
             "--chdir", SANDBOX_TMP,

@@ -109,7 +109,7 @@ class SandboxProcess:
         if switch and not reachable(runtime.executable, uid, {gid}):
             staged = staging.staged_runtime(runtime.prefix, uid, gid)
         prefix = staging.launch_prefix(uid, gid, staged) if switch else []
-        prefix += scratch.launch_prefix(str(workdir / "scratch"), self.limits.scratch_bytes, self.limits.scratch_files)
+        prefix += scratch.launch_prefix()
         seccomp_fd = seccomp.filter_fd()
         info_read, info_write = os.pipe()
         # bwrap's child waits on it for good: the runner never writes, and closes it only once PID 1 is dead
@@ -120,7 +120,6 @@ class SandboxProcess:
             seccomp_fd=seccomp_fd,
             info_fd=info_write,
             block_fd=block_read,
-            scratch_dir=str(workdir / "scratch"),
             uid=uid,
             gid=gid,
             runtime=runtime,
@@ -198,6 +197,7 @@ class SandboxProcess:
             sandbox = {
                 "bwrap_pid": self.process.pid,
                 "init_pid": self.init_pid,
+                "tmp": scratch.remount_options(self.limits.scratch_bytes, self.limits.scratch_files),
                 "timeout": deadline - time.perf_counter(),
             }
             server.spawn(sandbox_fds, bot_dir="/bot", settings=settings, sandbox=sandbox)

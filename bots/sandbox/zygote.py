@@ -7,11 +7,12 @@ a JSON message carrying, as SCM_RIGHTS, the namespaces of a sandbox that bubblew
 before its exec (its user namespaces, mount, network, IPC, UTS, cgroup and PID namespaces, and its root), and the
 bot's pipes.
 
-For each, it forks a monitor that joins those namespaces and forks the harness there, as PID 2 (bubblewrap's
-blocked child is PID 1). The harness then drops what bubblewrap would have dropped at its exec (capabilities, the
-bounding set) and installs what it would have installed (no_new_privs, the death signal, a new session, the seccomp
-filter), all before any of the bot's code runs. So every file, mount and namespace of the sandbox is still
-bubblewrap's; what the fork server saves is the interpreter's start and the imports, most of a sandbox's start-up.
+For each, it forks a monitor that joins those namespaces (capping the sandbox's /tmp in bytes and files before its
+last join: scratch.py) and forks the harness there, as PID 2 (bubblewrap's blocked child is PID 1). The harness then
+drops what bubblewrap would have dropped at its exec (capabilities, the bounding set) and installs what it would
+have installed (no_new_privs, the death signal, a new session, the seccomp filter), all before any of the bot's code
+runs. So every file, mount and namespace of the sandbox is still bubblewrap's; what the fork server saves is the
+interpreter's start and the imports, most of a sandbox's start-up.
 
 The monitor reports the harness's host PID, and later how it ended, on the request's info pipe. It waits on a pidfd,
 which only an exit wakes, so a harness stopping after each reply costs it nothing. Standard library only.
@@ -41,6 +42,8 @@ PROTOCOL_FDS = ("requests", "replies", "admit")
 REQUESTS_FD, REPLIES_FD, ADMIT_FD = 3, 4, 5
 CLONE_NEWUSER = 0x10000000
 PR_SET_PDEATHSIG = 1
+MS_NOSUID, MS_NODEV, MS_REMOUNT = 2, 4, 32  # mount(2) flags (linux/mount.h)
+TMP_MODE = 0o700  # scratch.py: the sandbox's /tmp is its uid's alone
 PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
@@ -92,6 +95,14 @@ def _drop_privileges(last_cap: int) -> None:
     _call(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
 
 
+def _cap_tmp(options: str) -> None:
+    """Remount the sandbox's /tmp, the tmpfs bwrap made, capped in bytes and files (bwrap sets no inode count), and
+    make it the sandbox's uid's alone."""
+    flags = MS_REMOUNT | MS_NOSUID | MS_NODEV  # as bwrap mounted it: a remount sets the mount's flags anew
+    _call(_libc.mount(b"tmpfs", b"/tmp", None, flags, options.encode()), "capping /tmp")
+    os.chmod("/tmp", TMP_MODE)
+
+
 def _install_seccomp(program: bytes) -> None:
     buffer = ctypes.create_string_buffer(program, len(program))
     fprog = _SockFprog(len(program) // 8, ctypes.addressof(buffer))
@@ -110,6 +121,7 @@ class Request:
         self.settings: list[str] = message["settings"]
         self.bwrap_pid: int = message["bwrap_pid"]  # in U1, the user namespace made for bwrap (scratch.py)
         self.init_pid: int = message["init_pid"]  # bwrap's child, PID 1 of the sandbox
+        self.tmp_options: str = message["tmp"]  # what /tmp, bwrap's tmpfs, is remounted with (scratch.py)
         self.deadline = time.monotonic() + message["timeout"]
         self.wait_for_admission = "admit" in self.fd  # a byte on it once the harness is in its cgroups
 
@@ -163,6 +175,10 @@ class Zygote:
             if name == "pid":
                 os.fchdir(fd["root"])
                 os.chroot(".")
+            if name == "user":
+                # before the last join, which leaves us no capability over the namespace that owns the sandbox's
+                # mounts (bwrap's innermost user namespace is a child of that one)
+                _cap_tmp(request.tmp_options)
             if name not in fd:  # a kernel without cgroup namespaces
                 continue
             _call(_libc.setns(fd[name], CLONE_NEWUSER if name.endswith("user") else 0), f"joining the {name} namespace")

@@ -67,7 +67,7 @@ def test_the_worker_has_bubblewrap_and_libseccomp_and_starts_as_root():
     installs = " ".join(i.arguments for i in instructions("worker", "RUN"))
     assert re.search(r"apt-get install .*\bbubblewrap\b", installs)
     assert re.search(r"apt-get install .*\blibseccomp2\b", installs)  # what pyseccomp loads
-    for launcher in ("util-linux", "mount"):  # setpriv, unshare, mount: bots/sandbox/process.py, scratch.py
+    for launcher in ("util-linux", "mount"):  # setpriv, unshare, nsenter, mount: bots/sandbox/process.py, staging.py
         assert re.search(rf"apt-get install .*\s{launcher}(\s|$)", installs), launcher
     assert "rm -rf /var/lib/apt/lists/*" in installs
     # root only to drop each bot to uid 65534 (bots/sandbox/limits.py); it then runs as nobody
