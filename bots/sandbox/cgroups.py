@@ -85,14 +85,16 @@ class Cgroup:
                 pass
 
 
-def _own_paths() -> dict[str, str]:
-    """This process's cgroup path per controller ('' for the v2 unified hierarchy)."""
+def _own_paths(text: str | None = None) -> dict[str, str]:
+    """This process's cgroup path per controller ('' for the v2 unified hierarchy), from /proc/self/cgroup (or
+    `text`, its content read already)."""
     paths: dict[str, str] = {}
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return paths
-    for line in lines:
+    if text is None:
+        try:
+            text = Path("/proc/self/cgroup").read_text()
+        except OSError:
+            return paths
+    for line in text.splitlines():
         _, controllers, path = line.split(":", 2)
         for controller in controllers.split(",") if controllers else [""]:
             paths[controller] = path
@@ -103,20 +105,57 @@ def _write(path: Path, value: str) -> None:
     path.write_text(value)
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """Where this process's sandbox groups go, their folders (one per hierarchy) already made and set up."""
+
+    version: int
+    folders: tuple[tuple[str, str], ...]  # (controller, folder) pairs; v2: one, controller ""
+    weighted: bool
+    swap: bool = False  # v2: the memory controller offers memory.swap.max
+
+
+# The layout for the /proc/self/cgroup text it was made for: a sandbox's start then makes its own group and writes
+# its limits, nothing more (the folders were made, and weighed, once). A process moved to another cgroup (its text
+# changes), or a folder removed meanwhile, gets the layout made again.
+_layouts: dict[str, _Layout | None] = {}
+
+
 def create(name: str, memory_bytes: int, processes: int) -> Cgroup | None:
     """A fresh group limiting memory and tasks, or None when the host offers no usable cgroups."""
-    own = _own_paths()
     try:
-        if (CGROUP_ROOT / "cgroup.controllers").exists():
-            return _create_v2(own.get("", "/"), name, memory_bytes, processes)
-        if (CGROUP_ROOT / "memory").is_dir() and (CGROUP_ROOT / "pids").is_dir():
-            return _create_v1(own, name, memory_bytes, processes)
+        with open("/proc/self/cgroup") as membership:
+            text = membership.read()
     except OSError:
         return None
+    for attempt in range(2):
+        if attempt or text not in _layouts:
+            try:
+                _layouts[text] = _layout(_own_paths(text))
+            except OSError:
+                _layouts.pop(text, None)
+                return None
+        layout = _layouts[text]
+        if layout is None:
+            return None
+        try:
+            return _make_group(layout, name, memory_bytes, processes)
+        except FileNotFoundError:
+            continue  # a folder is gone (removed from outside): make the layout again, once
+        except OSError:
+            return None
     return None
 
 
-def _create_v2(own: str, name: str, memory_bytes: int, processes: int) -> Cgroup | None:
+def _layout(own: dict[str, str]) -> _Layout | None:
+    if (CGROUP_ROOT / "cgroup.controllers").exists():
+        return _layout_v2(own.get("", "/"))
+    if (CGROUP_ROOT / "memory").is_dir() and (CGROUP_ROOT / "pids").is_dir():
+        return _layout_v1(own)
+    return None
+
+
+def _layout_v2(own: str) -> _Layout | None:
     parent = CGROUP_ROOT / own.lstrip("/") / GROUP_PARENT
     parent.mkdir(exist_ok=True)
     available = set((parent / "cgroup.controllers").read_text().split())
@@ -126,43 +165,50 @@ def _create_v2(own: str, name: str, memory_bytes: int, processes: int) -> Cgroup
     _write(parent / "cgroup.subtree_control", "+memory +pids" + (" +cpu" if weighted else ""))
     if weighted:
         _write(parent / "cpu.weight", str(min(MAX_CPU_WEIGHT, _all_sandboxes_weight(CPU_WEIGHT))))
-    group = parent / name
-    group.mkdir()
-    cgroup = Cgroup([group], 2, weighted)
-    try:
-        _write(group / "memory.max", str(memory_bytes + SLACK_BYTES))
-        if (group / "memory.swap.max").exists():
-            _write(group / "memory.swap.max", "0")
-        _write(group / "pids.max", str(processes))
-        if weighted:
-            _write(group / "cpu.weight", str(CPU_WEIGHT))
-    except OSError:
-        cgroup.remove()
-        raise
-    return cgroup
+    # a child's memory.swap.max exists where the parent's does (the kernel offers swap accounting or not)
+    return _Layout(2, (("", str(parent)),), weighted, swap=(parent / "memory.swap.max").exists())
 
 
-def _create_v1(own: dict[str, str], name: str, memory_bytes: int, processes: int) -> Cgroup | None:
-    directories: list[Path] = []
+def _layout_v1(own: dict[str, str]) -> _Layout:
     weighted = (CGROUP_ROOT / "cpu" / "cpu.shares").exists()  # an optional controller: without it, no weight
-    cgroup = Cgroup(directories, 1, weighted)
-    hierarchies = [
-        ("memory", {"memory.limit_in_bytes": memory_bytes + SLACK_BYTES}),
-        ("pids", {"pids.max": processes}),
-    ]
-    if weighted:
-        hierarchies.append(("cpu", {"cpu.shares": CPU_SHARES}))
+    folders = []
+    for controller in ("memory", "pids", "cpu") if weighted else ("memory", "pids"):
+        parent = CGROUP_ROOT / controller / own.get(controller, "/").lstrip("/") / GROUP_PARENT
+        parent.mkdir(exist_ok=True)
+        if controller == "cpu":
+            _write(parent / "cpu.shares", str(_all_sandboxes_weight(CPU_SHARES)))
+        folders.append((controller, str(parent)))
+    return _Layout(1, tuple(folders), weighted)
+
+
+def _settings(layout: _Layout, controller: str, memory_bytes: int, processes: int) -> list[tuple[str, int]]:
+    if layout.version == 2:
+        settings = [("memory.max", memory_bytes + SLACK_BYTES)]
+        if layout.swap:
+            settings.append(("memory.swap.max", 0))
+        settings.append(("pids.max", processes))
+        return settings + ([("cpu.weight", CPU_WEIGHT)] if layout.weighted else [])
+    return {
+        "memory": [("memory.limit_in_bytes", memory_bytes + SLACK_BYTES)],
+        "pids": [("pids.max", processes)],
+        "cpu": [("cpu.shares", CPU_SHARES)],
+    }[controller]
+
+
+def _make_group(layout: _Layout, name: str, memory_bytes: int, processes: int) -> Cgroup:
+    """The sandbox's own group in each folder of `layout`, with its limits (removed again if any cannot be set)."""
+    cgroup = Cgroup([], layout.version, layout.weighted)
     try:
-        for controller, settings in hierarchies:
-            parent = CGROUP_ROOT / controller / own.get(controller, "/").lstrip("/") / GROUP_PARENT
-            parent.mkdir(exist_ok=True)
-            if controller == "cpu":
-                _write(parent / "cpu.shares", str(_all_sandboxes_weight(CPU_SHARES)))
-            group = parent / name
-            group.mkdir()
-            directories.append(group)
-            for setting, value in settings.items():
-                _write(group / setting, str(value))
+        for controller, folder in layout.folders:
+            group = f"{folder}/{name}"
+            os.mkdir(group)
+            cgroup.directories.append(Path(group))
+            for setting, value in _settings(layout, controller, memory_bytes, processes):
+                fd = os.open(f"{group}/{setting}", os.O_WRONLY | os.O_CLOEXEC)
+                try:
+                    os.write(fd, str(value).encode())
+                finally:
+                    os.close(fd)
     except OSError:
         cgroup.remove()
         raise

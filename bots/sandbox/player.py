@@ -27,7 +27,7 @@ from bots.sandbox.bwrap import (
 )
 from bots.sandbox.limits import STARTUP_SECONDS, SandboxLimits
 from bots.sandbox.process import SandboxProcess
-from bots.sandbox.unpack import UnpackLimits, bot_version, unpack_bot
+from bots.sandbox.unpack import UnpackLimits, bot_version, tree_modes, unpack_bot
 from games import Termination
 
 HARNESS_SOURCE = Path(__file__).with_name("harness.py")
@@ -99,13 +99,13 @@ class SandboxedPlayer:
         _remove_orphans_once(root)
         workdir = Path(tempfile.mkdtemp(prefix=leftovers.own_prefix(leftovers.SANDBOX_PREFIX), dir=root))
         try:
-            for sub in ("bot", "empty", "scratch"):
+            for sub in ("bot", "empty"):
                 (workdir / sub).mkdir()
             unpack_bot(self.bot_file, workdir / "bot", self.unpack_limits)
             bytecode.precompile(workdir / "bot", SANDBOX_BOT_DIR)
             uid, gid, switch = self.limits.identity()
-            for path in [workdir, *workdir.rglob("*")]:
-                path.chmod(0o700 if path == workdir else 0o755 if path.is_dir() else 0o644)
+            for path, mode in tree_modes(workdir):
+                os.chmod(path, 0o700 if path == str(workdir) else mode)
                 if switch:
                     os.chown(path, uid, gid)
             if not reachable(str(workdir), uid, {gid}):

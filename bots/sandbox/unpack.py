@@ -12,10 +12,12 @@ zip's headers can lie.
 from __future__ import annotations
 
 import hashlib
+import os
 import posixpath
 import shutil
 import stat
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -157,8 +159,19 @@ def unpack_bot(source: Path, destination: Path, limits: UnpackLimits | None = No
         shutil.copyfile(source, destination / "bot.py")
     else:
         _unpack_zip(source, destination, limits)
-    for path in [destination, *destination.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
+    for path, mode in tree_modes(destination):
+        os.chmod(path, mode)
+
+
+def tree_modes(top: Path) -> Iterator[tuple[str, int]]:
+    """`top` and everything below it (not below a link), each with its mode: 0o755 for a folder (or a link to one),
+    0o644 for anything else."""
+    yield str(top), 0o755
+    for folder, folders, files in os.walk(top):
+        for name in folders:
+            yield os.path.join(folder, name), 0o755
+        for name in files:
+            yield os.path.join(folder, name), 0o644
 
 
 def _unpack_zip(source: Path, destination: Path, limits: UnpackLimits) -> None:
