@@ -9,6 +9,9 @@ from celery import Celery
 from celery.signals import worker_process_init, worker_process_shutdown, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
+# A worker skips Django's system checks at start (a quarter of its start-up CPU, about 1 s at load 5): `manage.py
+# migrate` runs them at every deploy, and a worker restarted after a crash is a worker the league waits for.
+os.environ.setdefault("CELERY_SKIP_CHECKS", "1")
 
 app = Celery("league")
 app.config_from_object("django.conf:settings", namespace="CELERY")

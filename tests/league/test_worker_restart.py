@@ -1,4 +1,5 @@
-"""A worker that lost its broker tries again within a fraction of a second, not after kombu's 2 s, 4 s, ..."""
+"""A worker restarts quickly: it tries a lost broker again within a fraction of a second, and starts without the
+system checks that every deploy runs."""
 
 from __future__ import annotations
 
@@ -22,3 +23,9 @@ def test_the_worker_consumer_reconnects_with_short_intervals(monkeypatch):
     consumer = object.__new__(worker_consumer.QuickReconnect)  # Celery's own set-up is not what this checks
     consumer.ensure_connected(Connection())
     assert asked == [{"max_retries": None, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 5.0}]
+
+
+def test_a_worker_skips_the_system_checks_that_every_deploy_runs():
+    import os
+
+    assert os.environ["CELERY_SKIP_CHECKS"] == "1"  # set by league.celery, read by Celery's Django fix-up
