@@ -9,9 +9,10 @@ schedule is run by this script every --interval seconds, the league schedules on
 ratings or a version becomes active). The house bots are registered as the league registers them (anchors); then
 `--bots` bots of mixed strength are uploaded as one-file bots (their source through the upload check) and validated
 like any upload: copies of the house bots random, greedy and the expert's Face to Face specialist, and "mixes" that
-play a random turn with a given chance and greedy's otherwise (`mix75` = 75 % random). The league plays
-`--warmup` rated ladder matches among them; then each newcomer (a copy of greedy, as a typical upload) is uploaded,
-validated, and watched from its activation (`validated_at`) until it has played `--settle` ladder matches (or
+play a random turn with a given chance and greedy's otherwise (`mix75` = 75 % random). The league plays until
+each has played `--warmup` ladder matches (by default as many as a version's placement takes, so the newcomer
+joins a ladder of placed bots, as it usually does); then each newcomer (a copy of greedy, as a typical upload) is
+uploaded, validated, and watched from its activation (`validated_at`) until it has played `--settle` ladder matches (or
 `--limit` seconds passed): its stored rating (Elo and 95 % interval) and the distinct opponents it was rated
 against, polled every 0.25 s.
 
@@ -186,16 +187,24 @@ def place(args: argparse.Namespace, owner, number: int, worker, log_path: Path) 
 
 
 def await_warmup(matches: int, worker, log_path: Path, timeout: float) -> float:
-    from league.arena.models import Match
+    """Wait until every uploaded bot has played `matches` ladder matches; the seconds it took."""
+    from django.db.models import Count, Q
+
+    from league.arena.models import BotVersion, Match
 
     started = time.monotonic()
-    done = Match.objects.filter(kind=Match.Kind.LADDER, status=Match.Status.DONE)
-    while done.count() < matches:
+    uploads = BotVersion.objects.filter(bot__owner__username="bench").annotate(
+        played=Count(
+            "match_entries",
+            filter=Q(match_entries__match__kind=Match.Kind.LADDER, match_entries__match__status=Match.Status.DONE),
+        )
+    )
+    while (fewest := min(uploads.values_list("played", flat=True))) < matches:
         if worker.poll() is not None:
             raise SystemExit(f"the worker died:\n{log_path.read_text()[-3000:]}")
         if time.monotonic() - started > timeout:
-            raise SystemExit(f"warm-up: {done.count()} of {matches} ladder matches after {timeout:.0f} s")
-        time.sleep(0.5)
+            raise SystemExit(f"warm-up: a bot has played {fewest} of {matches} ladder matches after {timeout:.0f} s")
+        time.sleep(1.0)
     return time.monotonic() - started
 
 
@@ -239,8 +248,14 @@ def run(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
         validated = time.monotonic() - started
         print(f"{args.bots} uploads validated in {validated:.0f} s; load {os.getloadavg()[0]:.2f}", flush=True)
         beat.start()
-        warmup = await_warmup(args.warmup, worker, log_path, args.limit * 3)
-        print(f"warm-up: {args.warmup} ladder matches in {warmup:.0f} s; load {os.getloadavg()[0]:.2f}", flush=True)
+        warmup_matches = settings.ARENA_LADDER_PLACEMENT_MATCHES if args.warmup is None else args.warmup
+        warmup = await_warmup(warmup_matches, worker, log_path, args.limit * 3)
+        done = Match.objects.filter(kind=Match.Kind.LADDER, status=Match.Status.DONE).count()
+        print(
+            f"warm-up: every bot played >= {warmup_matches} ladder matches in {warmup:.0f} s ({done} matches); "
+            f"load {os.getloadavg()[0]:.2f}",
+            flush=True,
+        )
         placements = []
         for number in range(args.newcomers):
             placement = place(args, owner, number, worker, log_path)
@@ -309,7 +324,12 @@ def main() -> None:
     parser.add_argument("--newcomer", default="greedy", help="the newcomer's kind (default greedy)")
     parser.add_argument("--newcomers", type=int, default=1, help="newcomers placed one after another")
     parser.add_argument("--workers", type=int, default=2, help="worker pool processes (default 2)")
-    parser.add_argument("--warmup", type=int, default=100, help="ladder matches before the first newcomer")
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        help="ladder matches every bot plays before the first newcomer (default ARENA_LADDER_PLACEMENT_MATCHES: "
+        "the newcomer joins a ladder whose bots are placed, as a new version usually does)",
+    )
     parser.add_argument("--settle", type=int, default=50, help="watch a newcomer until it has played this many")
     parser.add_argument("--limit", type=float, default=600.0, help="seconds to watch a newcomer at most")
     parser.add_argument("--interval", type=float, default=30.0, help="seconds between periodic schedules")
