@@ -53,11 +53,13 @@ def busy_bot(transactional_db, django_user_model, make_version, record_games, pl
     rival_owner = django_user_model.objects.create_user("another-long-owner-name", password="x")
     rivals = [make_version(rival_owner, f"very-long-rival-bot-name-{k:02d}") for k in range(12)]
     name = "a-very-long-bot-name-for-a-phone"
-    version = make_version(owner, name)
+    first = version = make_version(owner, name)
     for k, rival in enumerate(rivals):
         if k == 6:
             version = make_version(owner, name)  # v2 from the seventh refit on
         record_games(version, rival, [0, 1, 0, None, 1 if k % 3 else 0])
+        if k in (8, 10):
+            record_games(first, rival, [1, 1])  # v1 plays on (a tournament): the two lines overlap in time
         refits.refit(RatingPool.ladder("face-to-face"))
     store_ladder_match(version, rivals[-1], forfeits=12, clean=0)
     failed = make_version(owner, name, status="failed")
