@@ -7,8 +7,10 @@ expert-vs-expert play from positions of every quality (`bots/analysis/training.p
 
 - Face to Face: the probability that `seat` wins, a logistic model over the difference between the two players of
   what the expert's own scoring looks at (cards left, how many fit one, both or neither of the own piles, and of those
-  fitting neither, how many could still go on the opponent's piles; playable cards in hand, room between the piles),
-  and whose turn it is, each also weighted by how far the game has gone.
+  fitting neither, how many could still go on the opponent's piles; playable cards in hand, room between the piles;
+  the dead cards' share and excess over the turns left, the crowding of a single pile), and whose turn it is,
+  each also weighted by how far the game has gone, and the same numbers summed over both players and signed by whose
+  turn it is.
 - The Game and Extreme: the team's probability of winning (logistic) and the expected cards left (linear), over the
   cards not placed, how many piles each of them still fits, the expert's reach risk and crowding of the piles, the
   draw pile, and in Extreme the lasting commands on top. One model per game and player count.
@@ -44,6 +46,12 @@ FACE_TO_FACE_SIDE = (
     "room",
     "draw_pile",
     "short",
+    "dead",
+    "dead_beyond_turns",
+    "fit_both",
+    "fit_fewer",
+    "crowding",
+    "dead_share",
 )
 FACE_TO_FACE_FEATURES = (
     "bias",
@@ -51,6 +59,7 @@ FACE_TO_FACE_FEATURES = (
     *(f"{name}_diff" for name in FACE_TO_FACE_SIDE),
     *(f"{name}_diff_late" for name in FACE_TO_FACE_SIDE),
     "to_move_late",
+    *(f"{name}_sum_to_move" for name in FACE_TO_FACE_SIDE),
 )
 COOP_FEATURES = (
     "bias",
@@ -105,7 +114,10 @@ def face_to_face_features(state: GameState, seat: int) -> list[float]:
     late = 1.0 - (mine[0] + theirs[0]) / 116
     to_move = 1.0 if state.to_move == seat else -1.0
     diffs = [a - b for a, b in zip(mine, theirs, strict=True)]
-    return [1.0, to_move, *diffs, *(diff * late for diff in diffs), to_move * late]
+    # Both players' sums, signed by whose turn it is: how the same trouble weighs on the player to move and on the
+    # other (the differences alone cannot tell two crowded positions from two easy ones).
+    sums = [(a + b) * to_move for a, b in zip(mine, theirs, strict=True)]
+    return [1.0, to_move, *diffs, *(diff * late for diff in diffs), to_move * late, *sums]
 
 
 def _side(state: GameState, seat: int) -> tuple[float, ...]:
@@ -126,17 +138,25 @@ def _side(state: GameState, seat: int) -> tuple[float, ...]:
             else:
                 undumpable += 1
     playable = sum(1 for card in hand if card > up or card < down or card == trick_up or card == trick_down)
+    dead = total - fit_up - fit_down + fit_both  # fits neither own pile: one a turn may go on the opponent's
+    only_up, only_down = fit_up - fit_both, fit_down - fit_both
     return (
         total,
         position_cost(fit_up, fit_down, fit_both, total),
         dumpable,
         undumpable,
-        fit_up + fit_down - 2 * fit_both,
+        only_up + only_down,
         playable,
         len(hand),
         max(0, down - up),
         len(draw_pile),
         max(0, 2 - playable),
+        dead,
+        max(0.0, dead - total / 3),  # more dead cards than the turns left can shed (about 3 cards a turn)
+        fit_both,
+        min(fit_up, fit_down),
+        (only_up * only_up + only_down * only_down) / 10,
+        dead / total if total else 0.0,
     )
 
 
