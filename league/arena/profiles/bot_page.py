@@ -9,20 +9,23 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 from django.db import connection
-from django.db.models import Count, F, Max, Min, OuterRef, Prefetch, Subquery
+from django.db.models import Count, F, Max, Min, OuterRef, Prefetch, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from league.arena.coop import bot_results as coop_results
 from league.arena.ladder import forfeits
 from league.arena.ladder.leaderboards import TIE_ELO
 from league.arena.lib import caching
 from league.arena.models import (
+    COMPETITIVE_GAMES,
     FORFEITS,
     Bot,
     BotVersion,
@@ -220,16 +223,28 @@ class FailureRow:
         return sum(cell.count for cell in self.cells)
 
 
-def failure_rates(numbers: dict[int, int]) -> list[FailureRow]:
-    """Each of the bot's newest versions that played (`numbers`: the bot's version ids and numbers): its games but
-    validation, and the share it forfeited by kind (the game's fault seat is its own), with the newest and oldest
-    such game as examples. Two grouped queries."""
+def failure_rates(numbers: dict[int, int], game: str) -> list[FailureRow]:
+    """Each of the bot's newest versions that played (`numbers`: the bot's version ids and numbers): its games of
+    `game` but validation, and the share it forfeited by kind (the game's fault seat is its own), with the newest and
+    oldest such game as examples. Two grouped queries; in a competitive game the games are the results by seat kept
+    on store (a game against itself counts once a seat, as there), not a count over every game."""
     versions = sorted(numbers.items(), key=lambda item: -item[1])[:FAILURE_VERSIONS]
     if not versions:
         return []
     ids = [pk for pk, _ in versions]
     seats = GameSeat.objects.filter(version_id__in=ids).exclude(game__match__kind=Match.Kind.VALIDATION)
-    totals = dict(seats.values("version_id").annotate(n=Count("game_id", distinct=True)).values_list("version_id", "n"))
+    if game in COMPETITIVE_GAMES:
+        totals = dict(
+            SeatResult.objects.filter(version_id__in=ids)
+            .order_by()
+            .values("version_id")
+            .annotate(n=Sum("games"))
+            .values_list("version_id", "n")
+        )
+    else:  # a co-op team may seat one version more than once
+        totals = dict(
+            seats.values("version_id").annotate(n=Count("game_id", distinct=True)).values_list("version_id", "n")
+        )
     faults = (
         seats.filter(game__fault_seat=F("seat"), game__termination__in=list(FORFEITS))
         .values("version_id", "game__termination")
@@ -440,8 +455,16 @@ def head_to_head(bot: Bot, mine: list[int], number: int) -> OpponentsPage:
         return OpponentsPage([], 1, 1, 0)
     count = found[0][5]
     bots = Bot.objects.select_related("owner").in_bulk([row[0] for row in found])
-    rows = [Opponent(bots[row[0]], int(row[1]), int(row[2]), int(row[3]), row[4]) for row in found]
+    rows = [Opponent(bots[row[0]], int(row[1]), int(row[2]), int(row[3]), _moment(row[4])) for row in found]
     return OpponentsPage(rows, number, -(-count // OPPONENTS_PER_PAGE), count)
+
+
+def _moment(value: datetime | str | None) -> datetime | None:
+    """A timestamp from raw SQL: SQLite gives MAX() of a datetime column as its text, in UTC without a zone."""
+    if not isinstance(value, str):
+        return value
+    moment = parse_datetime(value)
+    return moment if moment is None or timezone.is_aware(moment) else timezone.make_aware(moment, UTC)
 
 
 @dataclass
@@ -516,7 +539,7 @@ def page_context(request: HttpRequest, bot: Bot) -> dict:
             "chart": rating_chart.history(version_numbers(), bot.active_version_id),
         }
         part["pause_examples"] = forfeits.examples(bot)
-        part["failure_rows"] = failure_rates(version_numbers())
+        part["failure_rows"] = failure_rates(version_numbers(), bot.game)
         part["failure_kinds"] = [name for name, _ in FAILURE_KINDS]
         return render_to_string("arena/_bot_rating.html", part)
 
