@@ -63,7 +63,7 @@ FREEZE_SECONDS = 8.0  # past the 5 s lease
 # small for bots/sandbox/bwrap.py's scratch_root, which then takes TMPDIR, a folder on it). The drill fills it.
 PRIVATE_SCRATCH = "/dev/shm/scratch"
 PRIVATE_SCRATCH_MOUNT = (
-    'mount -t tmpfs -o size=64m,nr_inodes=20000,mode=1777 tmpfs /dev/shm && mkdir -m 1777 {scratch} && exec "$@"'
+    'mount -t tmpfs -o size=64m,nr_inodes=2048,mode=1777 tmpfs /dev/shm && mkdir -m 1777 {scratch} && exec "$@"'
 )
 
 SETUP = """
@@ -508,6 +508,8 @@ class Drill:
             for worker in workers:
                 self.wait_ready(worker)
             load = os.getloadavg()[0]
+            if name in BEFORE_START:
+                BEFORE_START[name](self)
             subprocess.run([sys.executable, "-c", START], cwd=ROOT, env=self.env(self.database), check=True)
             ((started,),) = self.query("SELECT extract(epoch FROM started_at) FROM arena_tournament")
             deadline = time.monotonic() + timeout
@@ -518,7 +520,13 @@ class Drill:
             wait_until(
                 "the tournament to finish and its ratings to be fitted", self.settled, deadline - time.monotonic()
             )
-            seconds = time.time() - float(started)
+            # Settled when both the tournament's finish and the covering fit were committed (by their own stamps: a
+            # fault that still watches the workers after the end, full-scratch's recovery, say, does not count).
+            ((settled,),) = self.query(
+                "SELECT extract(epoch FROM greatest(t.finished_at, f.fitted_at))"
+                " FROM arena_tournament t JOIN arena_ratingfit f ON f.game = t.game"
+            )
+            seconds = float(settled) - float(started)
             load = max(load, os.getloadavg()[0])
         finally:
             self.stop_league()
@@ -600,12 +608,9 @@ def kill_refit_worker(drill: Drill) -> None:
     raise RuntimeError("no refit was caught holding its claim within 120 s")
 
 
-def full_scratch(drill: Drill) -> None:
-    """Fill w1's scratch space (its blocks, then its inodes) as the tournament starts, so every sandboxed run of w1
-    fails with ENOSPC: w1 must hand each match back uncounted, report itself sick and stop taking matches; once half
-    the matches are done the space is freed, and w1 must report itself well and play again."""
-    scratch = drill.scratch_of("w1")
-    filler = scratch / "filler"
+def fill_scratch(drill: Drill) -> None:
+    """Fill w1's scratch space, its blocks and then its inodes, before the tournament starts."""
+    filler = drill.scratch_of("w1") / "filler"
     filler.mkdir()
     try:
         with open(filler / "blocks", "wb") as out:
@@ -619,6 +624,13 @@ def full_scratch(drill: Drill) -> None:
             (filler / f"inode-{i}").touch()
     except OSError:
         pass
+
+
+def full_scratch(drill: Drill) -> None:
+    """With w1's scratch space full from the start (`fill_scratch`), every sandboxed run of w1 fails with ENOSPC: w1
+    must hand each match back uncounted, report itself sick and stop taking matches; once half the matches are done
+    the space is freed, and w1 must report itself well and play again."""
+    filler = drill.scratch_of("w1") / "filler"
 
     def health() -> tuple[bool, str] | None:
         rows = drill.query("SELECT sick, reason FROM arena_workerhealth WHERE name LIKE 'w1@%%'")
@@ -684,6 +696,7 @@ FAULT_AT_SHARE = {"kill-early": 0.05, "redis-at-the-tail": 0.9, "full-scratch": 
 # Drills played by uploads in the sandbox, compared with (and timed against) a clean sandboxed run on w2 alone.
 SANDBOXED = {"full-scratch"}
 PRIVATE_SCRATCH_WORKERS = {"full-scratch": ("w1",)}
+BEFORE_START = {"full-scratch": fill_scratch}  # what a drill does to its workers before the tournament starts
 
 
 def budget(fault: str, clean: float) -> float:
@@ -720,9 +733,10 @@ def report(drill: Drill, faults: list[str]) -> None:
         print(f"{matches} matches, {clean.games_expected} games, 2 workers of 1 process each; load {harness.loadavg()}")
         print(
             "clock: from the tournament's start (its started_at; workers and beat up) until every match is stored "
-            "and a committed refit covers its games; a run passes with every check ok (every match stored once, "
-            "every game equal to the clean run's, ratings equal) within its budget (1.3x the clean run; both workers "
-            "away: clean + away + 10 s)"
+            "and a committed refit covers its games (the later of the tournament's finished_at and the fit's "
+            "fitted_at); a run passes with every check ok (every match stored once, every game equal to the clean "
+            "run's, ratings equal, no match charged a failure) within its budget (1.3x the clean run, a sandboxed "
+            "drill's: the clean sandboxed run on w2 alone; both workers away: clean + away + 10 s)"
         )
         print(f"      {'run':18} {'seconds':>8} {'ratio':>6} {'budget':>7}  load  checks")
         checks = "; ".join(clean.problems()) or "ok"

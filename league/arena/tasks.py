@@ -12,6 +12,7 @@ import os
 import socket
 
 from celery import Task, shared_task
+from celery.signals import task_prerun
 
 from league.arena.analysis import runs as analyses
 from league.arena.coop import challenges
@@ -36,24 +37,24 @@ def player_name(task: Task) -> str:
 _handed_back = False  # whether this pool process handed back what its node's dead processes held
 
 
-def hand_back_once(worker: str) -> None:
-    """At a pool process's first task, hand back the matches and refits held by processes of its node that are
-    gone (the pool process it replaces, the worker's processes before a restart), without waiting out their leases."""
+@task_prerun.connect
+def hand_back_once(task: Task, **_: object) -> None:
+    """Before a pool process's first task (any task: a restarted worker may get the upkeep first), hand back the
+    matches and refits held by processes of its node that are gone (the pool process it replaces, the worker's
+    processes before a restart), without waiting out their leases. Not in a process without a node (eager calls)."""
     global _handed_back
-    if not _handed_back:
-        _handed_back = True
+    if not _handed_back and task.request.hostname and not task.request.is_eager:
+        worker = player_name(task)
         matches.hand_back_dead_here(worker)
         refits.hand_back_dead_here(worker)
+        _handed_back = True  # only once it went through: a database away at the first task is tried at the next
 
 
 def play(task: Task, match_id: int) -> None:
     """Play the match; a worker whose environment broke while playing it stands down until it heals (the match
     went back to the queue for another)."""
-    worker = player_name(task)
-    if task.request.hostname:
-        hand_back_once(worker)
     try:
-        matches.play(match_id, worker=worker)
+        matches.play(match_id, worker=player_name(task))
     except hosts.HostSick as sick:
         if task.request.is_eager or not task.request.hostname:
             raise  # called in-process (the web server, a test): there is no consumer to stop
@@ -100,10 +101,7 @@ def release_scrims() -> None:
 
 @shared_task(base=ResilientTask, bind=True, acks_late=True, name="league.arena.tasks.refit_ratings")
 def refit_ratings(task: Task, pool_key: str) -> None:
-    worker = player_name(task)
-    if task.request.hostname:
-        hand_back_once(worker)
-    refits.run(RatingPool.from_key(pool_key), worker=worker)
+    refits.run(RatingPool.from_key(pool_key), worker=player_name(task))
 
 
 @shared_task(base=ResilientTask, acks_late=True, name="league.arena.tasks.start_tournament")
