@@ -33,7 +33,9 @@ STAMP = r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (WARNING|ERROR|INFO) "
 
 # What each fault must leave in the workers' logs: a plain sentence with the match (or task) it concerns.
 SAYS = {
-    "kill-worker": STAMP + r".*match \d+: worker \S+ sent no heartbeat for \d+ s \(killed\?\); match re-sent",
+    # the upkeep, after a lease, or the restarted worker, at its first task (its own node's process is gone)
+    "kill-worker": STAMP + r".*match \d+: (worker \S+ sent no heartbeat for \d+ s|its process \S+ is gone) "
+    r"\(killed\?\); match re-sent",
     "restart-redis": STAMP + r".*re-sent \d+ queued matches whose message was lost",
     "crash-postgres": STAMP + r".*(match \d+|play_match\(\d+\)|refit_ratings\(.*\)|upkeep\(\)).*: database unavail",
     "workers-down": None,  # whether a match was mid-game when both died is chance: the checks below suffice
