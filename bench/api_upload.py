@@ -83,6 +83,7 @@ def main() -> None:
         SECRET_KEY="bench",
         ALLOWED_HOSTS="127.0.0.1",
         API_THROTTLE_UPLOADS="1000/hour",
+        ARENA_MAX_BOTS_PER_USER=str(args.repeat + 1),  # each round is a new bot of the one user, after the warm-up's
         LOG_LEVEL="WARNING",
     )
     harness.fresh_postgres(args.database_url)
