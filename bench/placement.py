@@ -209,28 +209,13 @@ def await_warmup(matches: int, worker, log_path: Path, timeout: float) -> float:
 
 
 def run(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
-    os.environ.update(
-        DJANGO_SETTINGS_MODULE="league.settings",
-        DATABASE_URL=database_url,
-        ARENA_DATA_DIR=str(data_dir),
-        ARENA_QUEUE=f"placement-{os.getpid()}",
-        ARENA_SANDBOX="1",
-        CELERY_BROKER_URL=args.broker_url,
-        LOG_LEVEL="WARNING",
-        DEBUG="false",
-        SECRET_KEY=secrets.token_hex(32),
-    )
-    import django
-
-    django.setup()
+    harness.sandboxed_league(database_url, data_dir, f"placement-{os.getpid()}", args.broker_url)
     from django.conf import settings
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
 
     from league.arena.models import FORFEITS, Game, Match
     from league.arena.uploads.house import ensure_house_bots
 
-    call_command("migrate", interactive=False, verbosity=0)
     ensure_house_bots()
     owner = get_user_model().objects.create(username="bench")
     kinds = args.mix.split(",")

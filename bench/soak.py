@@ -25,7 +25,6 @@ import argparse
 import itertools
 import json
 import os
-import secrets
 import statistics
 import tempfile
 import time
@@ -161,28 +160,11 @@ def judge(idle_before: Sample, warm: Sample, idle_after: Sample, samples: list[S
 
 
 def soak(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
-    os.environ.update(
-        DJANGO_SETTINGS_MODULE="league.settings",
-        DATABASE_URL=database_url,
-        ARENA_DATA_DIR=str(data_dir),
-        ARENA_QUEUE=f"soak-{os.getpid()}",
-        ARENA_LADDER_MAX_PENDING="0",
-        ARENA_SANDBOX="1",
-        CELERY_BROKER_URL=args.broker_url,
-        LOG_LEVEL="WARNING",
-        # As in production: with DEBUG on, Django keeps each process's last 9,000 queries (its query log),
-        # which reads as some 10 MiB of growth per pool process before it levels off.
-        DEBUG="false",
-        SECRET_KEY=secrets.token_hex(32),
+    harness.sandboxed_league(
+        database_url, data_dir, f"soak-{os.getpid()}", args.broker_url, ARENA_LADDER_MAX_PENDING="0"
     )
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
     from league.arena.models import FORFEITS, Game, Match
 
-    call_command("migrate", interactive=False, verbosity=0)
     bots = harness.uploaded_participants(args.house.split(","), args.bots)
     log_path = data_dir / "worker.log"
     worker = harness.start_worker(args.workers, log_path)
