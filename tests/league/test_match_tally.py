@@ -109,3 +109,19 @@ def test_the_migration_counts_the_matches_already_there():
     migration.backfill(Editor())
     assert tallies.match_counts() == counted()
     assert MatchTally.objects.count() == len(counted())
+
+
+def test_a_flush_that_emptied_the_tallies_before_the_matches_is_recounted():
+    from django.apps import apps
+    from django.db.models.signals import post_migrate
+
+    a_match(kind="ladder")
+    a_match(kind="scrim", status="failed", error="attempt 3: storing the results failed: x")
+    MatchTally.objects.all().delete()  # SQLite's flush empties tables in no fixed order, each with DELETE ...
+    Match.objects.all().delete()  # ... which fires the triggers: -1 rows left behind
+    assert tallies.match_counts() != counted()
+    post_migrate.send(sender=apps.get_app_config("arena"), app_config=apps.get_app_config("arena"), using="default")
+    assert tallies.match_counts() == counted() == Counter()
+    a_match(kind="tournament", status="failed", error="gave up after 10 runs whose workers stopped; the last: x")
+    tallies.recount()
+    assert tallies.match_counts() == counted() == Counter({("tournament", "failed", "worker-lost"): 1})
