@@ -11,7 +11,7 @@ class ArenaConfig(AppConfig):
         # Connects every signal handler in every process, workers included: the page cache drops what the league's
         # change signals name; a finished validation releases its owner's next; a changed leaderboard fills the ladder's
         # free places; each domain that follows a stored or failed match (play/events.py) hooks in, the owners'
-        # automatic analyses too; and the match tallies are recounted after a migrate or a flush.
+        # automatic analyses too; and the match tallies are recounted after a flush.
         from league.arena.analysis import automatic  # noqa: F401
         from league.arena.coop import results  # noqa: F401
         from league.arena.ladder import forfeits, refits, scheduling  # noqa: F401

@@ -68,10 +68,11 @@ def recount(using: str = "default") -> None:
 
 
 @receiver(post_migrate)
-def recount_after_flush(sender: Any, using: str = "default", **kwargs: Any) -> None:
-    """After a migrate and after a flush (which sends post_migrate too): SQLite empties tables with DELETE, which fires
-    the match triggers, before or after it empties the tallies in no fixed order, so a flush could leave -1 rows."""
-    if getattr(sender, "label", None) != "arena":
+def recount_after_flush(sender: Any, using: str = "default", plan: list | None = None, **kwargs: Any) -> None:
+    """After a flush (which sends post_migrate without a migration plan): SQLite empties tables with DELETE, which
+    fires the match triggers, before or after it empties the tallies in no fixed order, so a flush could leave -1
+    rows. Not after a migrate: the triggers count a live league's changes, which a recount could race with."""
+    if plan is not None or getattr(sender, "label", None) != "arena":
         return
     if MatchTally._meta.db_table not in connections[using].introspection.table_names():
         return  # migrated back to before the tallies
