@@ -6,6 +6,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.db import connection
+from django.test import RequestFactory
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -14,6 +18,7 @@ from league.arena.models import Bot, BotVersion, Match, Notification, PairResult
 from league.arena.play import matches
 from league.arena.uploads.house import house_version
 from league.arena.versiontests import running
+from league.arena.versiontests import views as test_views
 
 
 @pytest.fixture
@@ -196,3 +201,32 @@ def test_a_coop_test_compares_both_teams_on_the_same_deals(alice, sent, settings
             expected[2 if a < b else 1 if a == b else 0] += 1
     assert (test.status, test.counts, test.batches) == ("done", expected, 2)
     assert running.status_of(test).counts.kind == "trinomial"
+
+
+def test_the_bot_page_lists_the_tests_each_visitor_may_see(alice, bob, client, two_versions, monkeypatch):
+    new, base = two_versions
+    monkeypatch.setattr(test_views, "RECENT_SHOWN", 2)
+    oldest = running.start(alice, new, base, public=True)
+    running.cancel(alice, oldest)
+    private = running.start(alice, new, base)
+    newest = running.start(alice, new, base, public=True)
+
+    def listed(user) -> list[int]:
+        request = RequestFactory().get("/")
+        request.user = user
+        return [test.pk for test in test_views.bot_page_part(request, new.bot)["version_tests"]]
+
+    assert listed(AnonymousUser()) == listed(bob) == [newest.pk, oldest.pk]
+    assert listed(alice) == [newest.pk, private.pk]  # her own private test too, newest first, RECENT_SHOWN of them
+    bob.is_staff = True
+    assert listed(bob) == [newest.pk, private.pk]
+    page = client.get(reverse("bot", args=[new.bot.pk])).content.decode()
+    assert f"Test #{newest.pk}" in page and f"Test #{oldest.pk}" in page and f"Test #{private.pk}" not in page
+
+
+def test_a_bot_without_tests_pays_one_small_query_for_them(two_versions):
+    request = RequestFactory().get("/")
+    request.user = AnonymousUser()  # its owner also gets the form, which reads the versions to offer
+    with CaptureQueriesContext(connection) as run:
+        assert test_views.bot_page_part(request, two_versions[0].bot)["version_tests"] == []
+    assert len(run) == 1 and run[0]["sql"].count("JOIN") == 0, run.captured_queries

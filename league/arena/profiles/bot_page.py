@@ -355,6 +355,14 @@ def _newest_game_ids(played: list[int], opponents: list[int] | None, limit: int,
         return [row[0] for row in cursor.fetchall()]
 
 
+RECENT_GAME_FIELDS = (  # what _bot_games.html and result_in_words read of a page's seats
+    "game_id", "seat", "version_id",
+    "game__match_id", "game__termination", "game__winner_seat", "game__played_at", "game__match__kind",
+    "version__bot_id", "version__number",
+    "version__bot__name", "version__bot__owner_id", "version__bot__owner__username",
+)  # fmt: skip
+
+
 @dataclass
 class GameRow:
     game: Game
@@ -386,10 +394,15 @@ def recent_games(bot: Bot, played: list[int], number: int, versus: Bot | None) -
     ids = _newest_game_ids(played, opponents, GAMES_PER_PAGE + 1, offset)
     has_next = len(ids) > GAMES_PER_PAGE and number < GAME_PAGES
     ids = ids[:GAMES_PER_PAGE]
-    # One query: every seat of the page's games, with its game, match and bot.
+    # One query: every seat of the page's games, with its game, match and bot, each only with what the table shows.
     seated: dict[int, list[GameSeat]] = defaultdict(list)
-    seats = GameSeat.objects.filter(game_id__in=ids).select_related("game__match", "version__bot__owner")
-    for seat in seats.defer("game__log_zlib", "game__detail").order_by("-game_id", "seat"):
+    seats = (
+        GameSeat.objects.filter(game_id__in=ids)
+        .select_related("game__match", "version__bot__owner")
+        .only(*RECENT_GAME_FIELDS)
+        .order_by("-game_id", "seat")
+    )
+    for seat in seats:
         seated[seat.game_id].append(seat)
     rows = []
     for game_seats in seated.values():
