@@ -19,6 +19,7 @@ import psycopg
 import psycopg.adapt
 from django.db import connection
 from django.db.models import Max, QuerySet
+from django.db.models.expressions import RawSQL
 
 from league.arena.models import Rating
 
@@ -52,25 +53,58 @@ def read_pairs_portably(pairs: QuerySet) -> PairTable:
 
 
 def _read_pairs_postgresql(pairs: QuerySet) -> PairTable:
-    inner, params = pairs.values_list(*PAIR_FIELDS, "last_played").query.sql_with_params()
+    return table_of(read_pair_changes(pairs, since=None).rows)
+
+
+@dataclass(frozen=True)
+class PairChanges:
+    """The pair rows a PostgreSQL snapshot shows written since a transaction id (all of them if `since` is None)."""
+
+    rows: np.ndarray  # shape (rows, 6), int64: PAIR_FIELDS, then last played in microseconds since 1970
+    total: int  # rows of the pool in all
+    since: int | None
+    horizon: int  # the snapshot's oldest running transaction (64-bit xid): every older one had ended
+    next_xid: int  # the snapshot's xmax: the first transaction id not yet given out
+
+
+def read_pair_changes(pairs: QuerySet, since: int | None) -> PairChanges:
+    """The rows of `pairs` written by a transaction whose 64-bit id is at least `since` (a horizon that an earlier
+    read returned; some rows written before it come too), how many rows there are in all, and this read's horizon.
+
+    PostgreSQL only. A row's writer is its `xmin`, compared as `age()` within the 32-bit id window; a caller checks
+    that `since` was not half a window (2^31 transactions) behind (see league.arena.ladder.kept_pairs).
+    """
+    table = connection.ops.quote_name(pairs.model._meta.db_table)
+    written = pairs.order_by().annotate(writer_age=RawSQL(f"age({table}.xmin)", ()))
+    inner, params = written.values_list(*PAIR_FIELDS, "last_played", "writer_age").query.sql_with_params()
     fields = ("c0", "c1", "c2", "c3", "c4", "(extract(epoch FROM c5) * 1000000)")
+    new = "s.reach IS NULL OR p.c6 <= s.reach"
     sql = (
-        f"SELECT count(*), string_agg({' || '.join(f'int8send({field}::int8)' for field in fields)}, ''::bytea)"
-        f" FROM ({inner}) AS p(c0, c1, c2, c3, c4, c5)"
+        f"SELECT s.horizon, s.next_xid, count(p.c0), count(p.c0) FILTER (WHERE {new}),"
+        f" string_agg({' || '.join(f'int8send({field}::int8)' for field in fields)}, ''::bytea)"
+        f" FILTER (WHERE {new}) FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::int8 AS horizon,"
+        " pg_snapshot_xmax(pg_current_snapshot())::text::int8 AS next_xid, age(%s::text::xid) AS reach) AS s"
+        f" LEFT JOIN ({inner}) AS p(c0, c1, c2, c3, c4, c5, c6) ON true GROUP BY s.horizon, s.next_xid"
     )
+    since_xid = None if since is None else str(since % 2**32)
     connection.ensure_connection()
     # Every pair as six big-endian int8 in one bytea, read by numpy in one go: 200,000 pairs at 10,000 bots made
     # 1.2 million Python ints through arrays, and the server's six array_agg cost half as much again.
     # Django's cursors bind on the client, which cannot ask for binary results; this one binds on the server.
     with psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params, binary=True)
-        count, data = cursor.fetchone()
-    if not count:
+        cursor.execute(sql, (since_xid, *params), binary=True)
+        horizon, next_xid, total, count, data = cursor.fetchone()
+    rows = np.frombuffer(data or b"", dtype=">i8").astype(np.int64).reshape(-1, len(fields))
+    if len(rows) != count:  # a NULL would drop its row from the aggregate: none is allowed
+        raise ValueError(f"read {len(rows)} of {count} pair rows: a pair row has a NULL")
+    return PairChanges(rows, int(total), since, int(horizon), int(next_xid))
+
+
+def table_of(rows: np.ndarray) -> PairTable:
+    """A PairTable of rows as `read_pair_changes` gives them."""
+    if not len(rows):
         return PairTable(np.zeros((0, 5), dtype=np.int64), {})
-    table = np.frombuffer(data, dtype=">i8").astype(np.int64).reshape(-1, len(fields))
-    if len(table) != count:  # a NULL would drop its row from the aggregate: none is allowed
-        raise ValueError(f"read {len(table)} of {count} pair rows: a pair row has a NULL")
-    return PairTable(table[:, :5], _latest_per_version(table[:, :2], table[:, 5]))
+    return PairTable(rows[:, :5], _latest_per_version(rows[:, :2], rows[:, 5]))
 
 
 def _latest_per_version(versions: np.ndarray, played_us: np.ndarray) -> dict[int, datetime]:

@@ -1,6 +1,7 @@
 """Rating refits: every rated result of a rating pool (ladder/pools.py) fitted at once from its pair counts.
 
-A refit reads the pool's pairs (O(pairs), never O(games)), fits them with `league.arena.ladder.bradley_terry`, and
+A refit reads the pool's pairs (O(pairs), never O(games); only those changed since this process's last refit of the
+pool: ladder/kept_pairs.py), fits them with `league.arena.ladder.bradley_terry`, and
 rewrites the pool's ratings. The fit depends only on the counts, so the ratings are exact and independent of the order
 in which matches were stored: a refit from scratch gives the same numbers.
 
@@ -39,7 +40,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from league.arena import queue
-from league.arena.ladder import bradley_terry, refit_sql
+from league.arena.ladder import bradley_terry, kept_pairs
 from league.arena.ladder.pools import RatingPool
 from league.arena.lib import claimants, heartbeats, retrying, signals
 from league.arena.models import Match, RatingFit
@@ -75,7 +76,7 @@ class GameCounts:
 
 def pair_counts(pool: RatingPool) -> tuple[GameCounts, dict[int, datetime]]:
     """The pair counts of `pool`, and when each version last played a rated game in it."""
-    table = refit_sql.read_pairs(pool.pairs())
+    table = kept_pairs.read(pool.pairs())
     players, index = np.unique(table.rows[:, :2], return_inverse=True)
     index = index.reshape(-1, 2)
     counts = GameCounts(
