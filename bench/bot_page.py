@@ -97,26 +97,31 @@ def main() -> None:
             for cold in (True, False):
                 print(line(f"{label} {name} {'cold' if cold else 'warm'}", measure(client, target, args.runs, cold)))
     game = bots["busiest"].game
-    fitted = {pk: r for pk, r in _current_ratings(game).items()}
     cpu, wall = time.process_time(), time.perf_counter()
-    _, points = history.next_points(history.last_points(game)[0], fitted)
+    stored = history.stored(game)
+    _, last = stored.of(stored.versions)
+    moved = history.moved(last, _current_points(game, stored.versions))
     print(
-        f"history.next_points over {len(fitted)} rated versions: {1000 * (time.perf_counter() - wall):.1f} ms wall, "
-        f"{1000 * (time.process_time() - cpu):.1f} ms cpu, {len(points)} points to write (0 expected: nothing moved)"
+        f"history of {len(stored.versions)} rated versions read and compared: "
+        f"{1000 * (time.perf_counter() - wall):.1f} ms wall, {1000 * (time.process_time() - cpu):.1f} ms cpu, "
+        f"{int(moved.sum())} points to write (0 expected: nothing moved)"
     )
     print(f"load average {os.getloadavg()}")
 
 
-def _current_ratings(game: str) -> dict:
-    from league.arena.ladder import bradley_terry
+def _current_points(game: str, versions):
+    import numpy as np
+
     from league.arena.models import Rating
 
-    return {
-        r.version_id: bradley_terry.Rating(
-            elo=r.elo, low=r.low, high=r.high, games=r.games, wins=r.wins, losses=r.losses, draws=0
+    rows = dict(
+        (version, (elo, low, high, games))
+        for version, elo, low, high, games in Rating.objects.filter(game=game).values_list(
+            "version_id", "elo", "low", "high", "games"
         )
-        for r in Rating.objects.filter(game=game)
-    }
+    )
+    elo, low, high, games = (np.array(column) for column in zip(*(rows[pk] for pk in versions.tolist()), strict=True))
+    return history.Points(elo, low, high, games)
 
 
 if __name__ == "__main__":

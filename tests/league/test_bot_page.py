@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -50,21 +51,21 @@ def test_a_refit_adds_a_point_only_for_versions_whose_rating_moved(alice, bob, m
 
 def test_a_small_drift_is_recorded_once_it_adds_up(alice, bob, make_version):
     version = make_version(alice, "a")
-    from league.arena.ladder.bradley_terry import Rating as Fitted
 
-    def fitted(elo: float, games: int = 10) -> dict:
-        return {version.pk: Fitted(elo=elo, low=elo - 50, high=elo + 50, games=games, wins=5, losses=5, draws=0)}
+    def fitted(elo: float, games: int = 10) -> history.Points:
+        return history.Points(*(np.array([value]) for value in (elo, elo - 50, elo + 50, games)))
 
     Rating.objects.create(
         version=version, game="face-to-face", elo=1500.3, low=1450.3, high=1550.3, games=10,
         point_elo=1500, point_low=1450, point_high=1550, point_games=10,
     )  # fmt: skip
-    last, _ = history.last_points("face-to-face")
-    points, moved = history.next_points(last, fitted(1500.3))
-    assert moved == [] and points[version.pk].elo == 1500  # the point stays where the drift started
-    assert history.next_points(last, fitted(1500.6))[1] == [version.pk]
-    assert history.next_points(last, fitted(1500.0, games=11))[1] == [version.pk]
-    assert history.next_points({}, fitted(1500.0))[1] == [version.pk]  # a version's first fit is a point
+    stored_games, last = history.stored("face-to-face").of(np.array([version.pk]))
+    assert stored_games.tolist() == [10] and last.elo.tolist() == [1500.0]
+    assert history.moved(last, fitted(1500.3)).tolist() == [False]  # the point stays where the drift started
+    assert history.moved(last, fitted(1500.6)).tolist() == [True]
+    assert history.moved(last, fitted(1500.0, games=11)).tolist() == [True]
+    _, none = history.stored("face-to-face").of(np.array([version.pk + 1]))
+    assert history.moved(none, fitted(1500.0)).tolist() == [True]  # a version's first fit is a point
 
 
 def test_a_refit_that_lost_its_claim_adds_no_points(alice, bob, make_version, record_games, sent):
@@ -73,8 +74,8 @@ def test_a_refit_that_lost_its_claim_adds_no_points(alice, bob, make_version, re
     refits.request(RatingPool.ladder("face-to-face"))
     token = refits.claim(RatingPool.ladder("face-to-face"))
     RatingFit.objects.update(claim_token=None)  # another refit took over
-    counts, last = refits.pair_counts(RatingPool.ladder("face-to-face"))
-    assert refits.store(RatingPool.ladder("face-to-face"), token, counts, refits.fit(counts, {}), last) is False
+    counts, _ = refits.pair_counts(RatingPool.ladder("face-to-face"))
+    assert refits.store(RatingPool.ladder("face-to-face"), token, counts, refits.whole_fit(counts, {})) is False
     assert not RatingPoint.objects.exists() and not Rating.objects.exists()
 
 

@@ -306,7 +306,7 @@ def test_a_refit_that_met_a_database_error_hands_its_claim_back(db, monkeypatch)
     def unreadable(game):
         raise OperationalError("the database system is shutting down")
 
-    monkeypatch.setattr(refits, "pair_counts", unreadable)
+    monkeypatch.setattr(refits, "read_counts", unreadable)
     with pytest.raises(OperationalError):
         refits.run(RatingPool.ladder("face-to-face"))
     state = RatingFit.objects.get(game="face-to-face")

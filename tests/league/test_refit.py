@@ -78,14 +78,14 @@ def test_a_refit_whose_claim_was_taken_over_stores_nothing(alice, bob, make_vers
     record_games(a, b, [0, 0])
     refits.request(RatingPool.ladder("face-to-face"))
     slow = refits.claim(RatingPool.ladder("face-to-face"))
-    counts, last = refits.pair_counts(RatingPool.ladder("face-to-face"))
-    stale_fit = refits.fit(counts)
+    counts, _ = refits.pair_counts(RatingPool.ladder("face-to-face"))
+    stale_fit = refits.whole_fit(counts)
     # The slow refit stops refreshing its claim; after the lease another refit takes over with newer games.
     RatingFit.objects.filter(game="face-to-face").update(claimed_at=timezone.now() - refits.LEASE - timedelta(1))
     record_games(a, b, [1, 1, 1, 1])
     assert refits.refit(RatingPool.ladder("face-to-face")) is True
     newest = Rating.objects.get(version=a).elo
-    assert refits.store(RatingPool.ladder("face-to-face"), slow, counts, stale_fit, last) is False
+    assert refits.store(RatingPool.ladder("face-to-face"), slow, counts, stale_fit) is False
     assert Rating.objects.get(version=a).elo == newest
     assert RatingFit.objects.get(game="face-to-face").games == 6
 
@@ -144,7 +144,7 @@ def test_matches_stored_during_a_refit_are_covered_by_one_more_refit(
     a, b = make_version(alice, "a"), make_version(bob, "b")
     record_games(a, b, [0])
     fits: list[int] = []
-    original = refits.fit
+    original = refits.whole_fit
 
     def fit_while_matches_arrive(counts, start=None):
         fits.append(counts.total)
@@ -154,7 +154,7 @@ def test_matches_stored_during_a_refit_are_covered_by_one_more_refit(
                 refits.request(RatingPool.ladder("face-to-face"))
         return original(counts, start)
 
-    monkeypatch.setattr(refits, "fit", fit_while_matches_arrive)
+    monkeypatch.setattr(refits, "whole_fit", fit_while_matches_arrive)
     refits.request(RatingPool.ladder("face-to-face"))
     assert refits.run(RatingPool.ladder("face-to-face")) == 1
     # no refit was queued for each of them while the first ran, one was once it ended (a window later)

@@ -12,66 +12,83 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from league.arena.ladder import bradley_terry
+import numpy as np
+
 from league.arena.models import Rating, RatingPoint
 
 STEP = 0.5  # Elo
 
 
 @dataclass(frozen=True)
-class Point:
-    """A version's rating as its newest history point recorded it."""
+class Points:
+    """History points of some versions, one per index: Elo, interval and games (NaN and -1 for a version without)."""
 
-    elo: float
-    low: float
-    high: float
-    games: int
+    elo: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    games: np.ndarray
 
+    @classmethod
+    def none(cls, count: int) -> Points:
+        return cls(np.full(count, np.nan), np.full(count, np.nan), np.full(count, np.nan), np.full(count, -1))
 
-def last_points(game: str) -> tuple[dict[int, Point], dict[int, int]]:
-    """Each rated version's newest point, as kept on its Rating row, and the games its rating was fitted on."""
-    rows = Rating.objects.filter(game=game).values_list(
-        "version_id", "point_elo", "point_low", "point_high", "point_games", "games"
-    )
-    points, games = {}, {}
-    for version, elo, low, high, point_games, fitted_games in rows:
-        games[version] = fitted_games
-        if elo is not None:
-            points[version] = Point(elo, low, high, point_games)
-    return points, games
+    def take(self, index: np.ndarray) -> Points:
+        return Points(self.elo[index], self.low[index], self.high[index], self.games[index])
 
-
-def moved(point: Point | None, rating: bradley_terry.Rating) -> bool:
-    if point is None or point.games != rating.games:
-        return True
-    return any(
-        abs(a - b) >= STEP for a, b in ((point.elo, rating.elo), (point.low, rating.low), (point.high, rating.high))
-    )
-
-
-def next_points(last: dict[int, Point], fitted: dict[int, bradley_terry.Rating]) -> tuple[dict[int, Point], list[int]]:
-    """Each fitted version's newest point after this fit, and the versions whose point is new."""
-    points, moved_versions = {}, []
-    for pk, r in fitted.items():
-        if moved(last.get(pk), r):
-            points[pk] = Point(r.elo, r.low, r.high, r.games)
-            moved_versions.append(pk)
-        else:
-            points[pk] = last[pk]
-    return points, moved_versions
-
-
-def point_rows(game: str, points: dict[int, Point], versions: list[int], fitted_at: datetime) -> list[RatingPoint]:
-    """The RatingPoint rows of `versions`' new points."""
-    return [
-        RatingPoint(
-            version_id=pk,
-            game=game,
-            elo=points[pk].elo,
-            low=points[pk].low,
-            high=points[pk].high,
-            games=points[pk].games,
-            fitted_at=fitted_at,
+    def where(self, mask: np.ndarray, other: Points) -> Points:
+        """These points where `mask` holds, `other`'s elsewhere."""
+        return Points(
+            *(np.where(mask, mine, theirs) for mine, theirs in zip(self._columns(), other._columns(), strict=True))
         )
-        for pk in versions
+
+    def _columns(self) -> tuple[np.ndarray, ...]:
+        return self.elo, self.low, self.high, self.games
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A game's Rating rows by version (ascending): the games each rating was fitted on and its newest point."""
+
+    versions: np.ndarray
+    games: np.ndarray
+    points: Points
+
+    def of(self, versions: np.ndarray) -> tuple[np.ndarray, Points]:
+        """For `versions`: the games their stored ratings were fitted on (-1 if none) and their newest points."""
+        none = Points.none(len(versions))
+        if not len(self.versions):
+            return none.games, none
+        at = np.minimum(np.searchsorted(self.versions, versions), len(self.versions) - 1)
+        found = self.versions[at] == versions
+        return np.where(found, self.games[at], -1), self.points.take(at).where(found, none)
+
+
+def stored(game: str) -> Stored:
+    """Each rated version's newest point, as kept on its Rating row, and the games its rating was fitted on."""
+    rows = Rating.objects.filter(game=game).order_by("version_id")
+    table = np.array(
+        list(rows.values_list("version_id", "games", "point_elo", "point_low", "point_high", "point_games")),
+        dtype=np.float64,  # a NULL point reads as NaN
+    ).reshape(-1, 6)
+    has_point = ~np.isnan(table[:, 2])
+    games = np.where(has_point, table[:, 5], -1).astype(np.int64)
+    points = Points(table[:, 2], table[:, 3], table[:, 4], games)
+    return Stored(table[:, 0].astype(np.int64), table[:, 1].astype(np.int64), points)
+
+
+def moved(last: Points, fitted: Points) -> np.ndarray:
+    """Per version: is the fitted rating a new point (no point yet, other games, or a bound moved >= STEP)?"""
+    with np.errstate(invalid="ignore"):  # an infinite bound minus itself: NaN, not a move
+        far = [
+            np.abs(a - b) >= STEP for a, b in ((last.elo, fitted.elo), (last.low, fitted.low), (last.high, fitted.high))
+        ]
+    return (last.games != fitted.games) | far[0] | far[1] | far[2]
+
+
+def point_rows(game: str, versions: np.ndarray, points: Points, fitted_at: datetime) -> list[RatingPoint]:
+    """The RatingPoint rows of `versions`' new `points` (one per index)."""
+    columns = zip(versions.tolist(), *(column.tolist() for column in points._columns()), strict=True)
+    return [
+        RatingPoint(version_id=pk, game=game, elo=elo, low=low, high=high, games=games, fitted_at=fitted_at)
+        for pk, elo, low, high, games in columns
     ]

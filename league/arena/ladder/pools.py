@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
 from django.db.models import QuerySet
 
 from league.arena.ladder import bradley_terry, history, refit_sql
@@ -98,12 +99,19 @@ class RatingPool:
             rows = Rating.objects.filter(game=self.game)
         return dict(rows.values_list("version_id", "elo"))
 
-    def write(self, fitted: dict[int, bradley_terry.Rating], last_played: dict[int, datetime], now: datetime) -> None:
-        """Rewrite the pool's ratings from one fit (the caller holds the refit claim and the transaction)."""
+    def write(self, fitted: bradley_terry.Fit, last_played_us: np.ndarray, now: datetime) -> None:
+        """Rewrite the pool's ratings from one fit (the caller holds the refit claim and the transaction);
+        `last_played_us` is each fitted version's latest rated game (microseconds since 1970)."""
         if self.is_coop:
-            _write_coop(self, fitted)
+            _write_coop(self, fitted.ratings)
         else:
-            _write_ladder(self.game, fitted, last_played, now)
+            _write_ladder(self.game, fitted, last_played_us, now)
+
+
+def _ladder_versions(game: str) -> np.ndarray:
+    # The game's ladder versions, not a filter on the fitted ids: an IN list of 20,000 ids cost a second at 10k bots.
+    versions = Bot.objects.on_ladder().filter(game=game, active_version__isnull=False)
+    return np.fromiter(versions.values_list("active_version_id", flat=True), dtype=np.int64)
 
 
 def still_playing(
@@ -113,38 +121,39 @@ def still_playing(
     version still finishing a tournament) and those never rated. Every other one no longer plays: it keeps the rating
     and interval of its last refit as a player (its pages and history show it), while the fit keeps it as a free player
     (docs/ratings.md says why)."""
-    # The game's ladder versions, not a filter on the fitted ids: an IN list of 20,000 ids cost a second at 10k bots.
-    on_ladder = set(Bot.objects.on_ladder().filter(game=game).values_list("active_version_id", flat=True))
+    on_ladder = set(_ladder_versions(game).tolist())
     return {pk: r for pk, r in fitted.items() if pk in on_ladder or stored_games.get(pk) != r.games}
 
 
-def _write_ladder(
-    game: str, fitted: dict[int, bradley_terry.Rating], last_played: dict[int, datetime], now: datetime
-) -> None:
-    """The `Rating` rows of the versions still playing, and a history point for each whose rating moved."""
-    last, stored_games = history.last_points(game)
-    playing = still_playing(game, fitted, stored_games)
-    points, moved = history.next_points(last, playing)
-    RatingPoint.objects.bulk_create(history.point_rows(game, points, moved, now), batch_size=2_000)
-    versions = list(playing)
-    rated, kept = [playing[pk] for pk in versions], [points[pk] for pk in versions]
+def _write_ladder(game: str, fitted: bradley_terry.Fit, last_played_us: np.ndarray, now: datetime) -> None:
+    """The `Rating` rows of the versions still playing (as `still_playing` picks them, in arrays: ten thousand
+    versions a refit), and a history point for each whose rating moved."""
+    rated = versions = np.asarray(fitted.players, dtype=np.int64)
+    stored_games, last = history.stored(game).of(versions)
+    playing = np.flatnonzero(np.isin(versions, _ladder_versions(game)) | (stored_games != fitted.games))
+    low, high = fitted.bounds
+    new = history.Points(fitted.elo, low, high, fitted.games).take(playing)
+    last, versions = last.take(playing), versions[playing]
+    moved = history.moved(last, new)
+    RatingPoint.objects.bulk_create(history.point_rows(game, versions[moved], new.take(moved), now), batch_size=2_000)
+    points = new.where(moved, last)
     refit_sql.replace_ratings(
         game,
         {
             "version_id": versions,
-            "elo": [r.elo for r in rated],
-            "low": [r.low for r in rated],
-            "high": [r.high for r in rated],
-            "games": [r.games for r in rated],
-            "wins": [r.wins for r in rated],
-            "losses": [r.losses for r in rated],
-            "last_played": [last_played.get(pk) for pk in versions],
-            "point_elo": [p.elo for p in kept],
-            "point_low": [p.low for p in kept],
-            "point_high": [p.high for p in kept],
-            "point_games": [p.games for p in kept],
+            "elo": new.elo,
+            "low": new.low,
+            "high": new.high,
+            "games": new.games,
+            "wins": fitted.wins[playing],
+            "losses": fitted.losses[playing],
+            "last_played": last_played_us[playing],
+            "point_elo": points.elo,
+            "point_low": points.low,
+            "point_high": points.high,
+            "point_games": points.games,
         },
-        rated=list(fitted),
+        rated=rated,
     )
 
 

@@ -13,13 +13,15 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 
 import numpy as np
 import psycopg
 import psycopg.adapt
 from django.db import connection
-from django.db.models import Max, QuerySet
+from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
+from numpy.typing import ArrayLike
 
 from league.arena.models import Rating
 
@@ -32,7 +34,16 @@ class PairTable:
     """Rows of (first, second, first wins, second wins, draws) and each version's latest rated game."""
 
     rows: np.ndarray  # shape (pairs, 5), int64
-    last_played: dict[int, datetime]
+    versions: np.ndarray  # every version in the rows, ascending
+    latest_us: np.ndarray  # per version: its latest rated game, microseconds since 1970
+
+    @cached_property
+    def last_played(self) -> dict[int, datetime]:
+        """Each version's latest rated game."""
+        return {
+            int(pk): EPOCH + timedelta(microseconds=int(us))
+            for pk, us in zip(self.versions, self.latest_us, strict=True)
+        }
 
 
 def read_pairs(pairs: QuerySet) -> PairTable:
@@ -43,13 +54,11 @@ def read_pairs(pairs: QuerySet) -> PairTable:
 
 def read_pairs_portably(pairs: QuerySet) -> PairTable:
     """`read_pairs` through the ORM, on any database."""
-    rows = np.array(list(pairs.values_list(*PAIR_FIELDS)), dtype=np.int64).reshape(-1, 5)
-    last: dict[int, datetime] = {}
-    for side in ("first", "second"):  # each version's latest pair, grouped in the database
-        for version, played in pairs.values(side).annotate(latest=Max("last_played")).values_list(side, "latest"):
-            if version not in last or played > last[version]:
-                last[version] = played
-    return PairTable(rows, last)
+    rows = [
+        (*counts, (played - EPOCH) // timedelta(microseconds=1))
+        for *counts, played in pairs.values_list(*PAIR_FIELDS, "last_played")
+    ]
+    return table_of(np.array(rows, dtype=np.int64).reshape(-1, 6))
 
 
 def _read_pairs_postgresql(pairs: QuerySet) -> PairTable:
@@ -102,28 +111,26 @@ def read_pair_changes(pairs: QuerySet, since: int | None) -> PairChanges:
 
 def table_of(rows: np.ndarray) -> PairTable:
     """A PairTable of rows as `read_pair_changes` gives them."""
-    if not len(rows):
-        return PairTable(np.zeros((0, 5), dtype=np.int64), {})
-    return PairTable(rows[:, :5], _latest_per_version(rows[:, :2], rows[:, 5]))
+    versions, index = np.unique(rows[:, :2], return_inverse=True)
+    latest = np.full(len(versions), np.iinfo(np.int64).min)
+    np.maximum.at(latest, index.reshape(-1), np.repeat(rows[:, 5], 2))
+    return PairTable(rows[:, :5], versions, latest)
 
 
-def _latest_per_version(versions: np.ndarray, played_us: np.ndarray) -> dict[int, datetime]:
-    ids, index = np.unique(versions, return_inverse=True)
-    latest = np.full(len(ids), np.iinfo(np.int64).min)
-    np.maximum.at(latest, index.reshape(-1), np.repeat(played_us, 2))
-    return {int(pk): EPOCH + timedelta(microseconds=int(us)) for pk, us in zip(ids, latest, strict=True)}
-
-
-def replace_ratings(game: str, columns: dict[str, list], rated: list[int]) -> None:
-    """Write these Rating rows of `game` (one list per column of RATING_COLUMNS but `game`, a row per index) and
-    delete its rows of versions not in `rated`; rows of other `rated` versions stay as they are."""
+def replace_ratings(game: str, columns: dict[str, ArrayLike], rated: ArrayLike) -> None:
+    """Write these Rating rows of `game` (one array per column of RATING_COLUMNS but `game`, a row per index;
+    `last_played` in microseconds since 1970) and delete its rows of versions not in `rated`; rows of other `rated`
+    versions stay as they are."""
     if set(columns) != set(RATING_COLUMNS) - {"game"}:
         raise ValueError(f"columns must be {sorted(set(RATING_COLUMNS) - {'game'})}, got {sorted(columns)}")
-    if not set(columns["version_id"]) <= set(rated):
+    rated = np.asarray(rated, dtype=np.int64)
+    if not np.isin(np.asarray(columns["version_id"], dtype=np.int64), rated).all():
         raise ValueError("every row written must be of a rated version")
     if connection.vendor != "postgresql":
-        Rating.objects.filter(game=game).exclude(version_id__in=rated).delete()
-        rows = [dict(zip(columns, values, strict=True)) for values in zip(*columns.values(), strict=True)]
+        Rating.objects.filter(game=game).exclude(version_id__in=rated.tolist()).delete()
+        values = {name: np.asarray(column).tolist() for name, column in columns.items()}
+        values["last_played"] = [EPOCH + timedelta(microseconds=us) for us in values["last_played"]]
+        rows = [dict(zip(values, row, strict=True)) for row in zip(*values.values(), strict=True)]
         Rating.objects.bulk_create(
             [Rating(game=game, **row) for row in rows],
             update_conflicts=True,
@@ -165,26 +172,32 @@ class _BinaryArrayDumper(psycopg.adapt.Dumper):
 
 # Each element type's oid and big-endian layout in PostgreSQL's binary format (timestamptz: microseconds since 2000).
 _ELEMENTS = {"int4": (23, ">i4"), "int8": (20, ">i8"), "float8": (701, ">f8"), "timestamptz": (1184, ">i8")}
-PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+_PG_EPOCH_US = (datetime(2000, 1, 1, tzinfo=UTC) - EPOCH) // timedelta(microseconds=1)
 
 
-def binary_array(values: list, kind: str) -> BinaryArray:
+def binary_array(values: ArrayLike, kind: str) -> BinaryArray:
     """`values` (no None) as a PostgreSQL array of `kind` (a type of RATING_COLUMNS) in binary, built by numpy.
+    Times are aware datetimes or, as an integer array, microseconds since 1970.
 
     Ten thousand ratings a refit: psycopg dumps a list value by value in Python (a third of a second for a refit's
     13 columns at 10,000 bots), and even a text literal formats each float alone; this is one numpy copy a column.
     The bytes are the IEEE doubles themselves, so the ratings stored are bit for bit the fitted ones.
     """
     oid, layout = _ELEMENTS[kind]
-    if any(value is None for value in values):
-        raise ValueError(f"a binary {kind} array holds no NULL, got {len(values)} values with None among them")
-    if kind == "timestamptz":
-        if any(value.tzinfo is None for value in values):
-            raise ValueError("a stored time needs its time zone")
-        values = [(value - PG_EPOCH) // timedelta(microseconds=1) for value in values]
+    if not isinstance(values, np.ndarray):
+        if any(value is None for value in values):
+            raise ValueError(f"a binary {kind} array holds no NULL, got {len(values)} values with None among them")
+        if kind == "timestamptz":
+            if any(value.tzinfo is None for value in values):
+                raise ValueError("a stored time needs its time zone")
+            values = np.array([(value - EPOCH) // timedelta(microseconds=1) for value in values], dtype=np.int64)
+    elif values.dtype == object:
+        raise ValueError(f"a binary {kind} array is built from numbers, got an array of Python objects")
     if not len(values):
         return BinaryArray(struct.pack(">iii", 0, 0, oid))
     numbers = np.asarray(values, dtype=np.float64 if kind == "float8" else np.int64)
+    if kind == "timestamptz":
+        numbers = numbers - _PG_EPOCH_US
     if kind == "int4" and ((numbers < -(2**31)) | (numbers >= 2**31)).any():
         raise ValueError("an int4 value is out of range")
     items = np.empty(len(values), dtype=[("length", ">i4"), ("value", layout)])

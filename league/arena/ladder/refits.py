@@ -40,7 +40,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from league.arena import queue
-from league.arena.ladder import bradley_terry, kept_pairs
+from league.arena.ladder import bradley_terry, kept_pairs, refit_sql
 from league.arena.ladder.pools import RatingPool
 from league.arena.lib import claimants, heartbeats, retrying, signals
 from league.arena.models import Match, RatingFit
@@ -72,28 +72,43 @@ class GameCounts:
     wins_b: np.ndarray
     draws: np.ndarray
     total: int
+    last_played_us: np.ndarray  # per player: its latest rated game, microseconds since 1970
 
 
 def pair_counts(pool: RatingPool) -> tuple[GameCounts, dict[int, datetime]]:
     """The pair counts of `pool`, and when each version last played a rated game in it."""
     table = kept_pairs.read(pool.pairs())
-    players, index = np.unique(table.rows[:, :2], return_inverse=True)
-    index = index.reshape(-1, 2)
-    counts = GameCounts(
-        players=[int(player) for player in players],
+    return counts_of(table), table.last_played
+
+
+def read_counts(pool: RatingPool) -> GameCounts:
+    """The pair counts of `pool` (what a refit reads)."""
+    return counts_of(kept_pairs.read(pool.pairs()))
+
+
+def counts_of(table: refit_sql.PairTable) -> GameCounts:
+    """A fit's input from the pair rows."""
+    index = np.searchsorted(table.versions, table.rows[:, :2])
+    return GameCounts(
+        players=table.versions.tolist(),
         a=index[:, 0],
         b=index[:, 1],
         wins_a=table.rows[:, 2],
         wins_b=table.rows[:, 3],
         draws=table.rows[:, 4],
         total=int(table.rows[:, 2:].sum()),
+        last_played_us=table.latest_us,
     )
-    return counts, table.last_played
 
 
 def fit(counts: GameCounts, start: dict[int, float] | None = None) -> dict[int, bradley_terry.Rating]:
     """The ratings fitted on `counts`; `start` (the stored Elos) only makes the fit converge in fewer steps."""
-    return bradley_terry.fit_counts(
+    return whole_fit(counts, start).ratings
+
+
+def whole_fit(counts: GameCounts, start: dict[int, float] | None = None) -> bradley_terry.Fit:
+    """`fit` as arrays (bradley_terry.Fit), which a refit writes without a Python object per version."""
+    return bradley_terry.fit(
         counts.players,
         counts.a,
         counts.b,
@@ -159,8 +174,8 @@ def run(pool: RatingPool, worker: str = "") -> int:
         with heartbeats.Heartbeat(beat, f"refit of {pool}"):
             # Clearing `pending` first: a match committed after this point sets it again and gets one more fit.
             if state.update(pending=False, claimed_at=timezone.now()):
-                counts, last_played = pair_counts(pool)
-                if store(pool, token, counts, fit(counts, pool.stored_elos()), last_played):
+                counts = read_counts(pool)
+                if store(pool, token, counts, whole_fit(counts, pool.stored_elos())):
                     stored += 1
                     if state.update(claim_token=None, claimed_at=None):
                         if RatingFit.objects.filter(game=pool.key, pending=True).exists():  # stored during the fit
@@ -195,14 +210,13 @@ def store(
     pool: RatingPool,
     token: uuid.UUID,
     counts: GameCounts,
-    fitted: dict[int, bradley_terry.Rating],
-    last_played: dict[int, datetime],
+    fitted: bradley_terry.Fit,
 ) -> bool:
     """Rewrite the pool's ratings from one fit, only while `token` holds the claim; False if it does not."""
     now = timezone.now()
     try:
         with transaction.atomic():
-            pool.write(fitted, last_played, now)
+            pool.write(fitted, counts.last_played_us, now)
             # Checked last, so the state row is locked only for the commit, never while the ratings are written.
             stamped = RatingFit.objects.filter(game=pool.key, claim_token=token).update(
                 games=counts.total, fitted_at=now

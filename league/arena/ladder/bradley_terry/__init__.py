@@ -112,9 +112,18 @@ class Fit:
     draws: NDArray[np.int64]
 
     @cached_property
-    def ratings(self) -> dict[Hashable, Rating]:
+    def bounds(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Each player's 95 % interval (``low``, ``high``): infinite without games."""
         margin = Z95 * np.sqrt(self.variance)
-        low, high = (self.elo - margin).tolist(), (self.elo + margin).tolist()
+        return self.elo - margin, self.elo + margin
+
+    @property
+    def games(self) -> NDArray[np.int64]:
+        return self.wins + self.losses + self.draws
+
+    @cached_property
+    def ratings(self) -> dict[Hashable, Rating]:
+        low, high = (bound.tolist() for bound in self.bounds)
         elo, wins, losses, draws = self.elo.tolist(), self.wins.tolist(), self.losses.tolist(), self.draws.tolist()
         return {
             player: Rating(
