@@ -154,8 +154,13 @@ def greedy_length(game: str, players: int, seed: str) -> int:
 
 def planted_log(game: str, players: int, seed: str, rng: random.Random) -> tuple[dict, int] | None:
     """A greedy game where one turn, drawn uniformly from the whole game, is the most wasteful one; (log, that turn)."""
+    return log_planted_at(game, players, seed, rng.randrange(1, greedy_length(game, players, seed) + 1))
+
+
+def log_planted_at(game: str, players: int, seed: str, planted_at: int) -> tuple[dict, int] | None:
+    """The greedy game of this deal with its turn `planted_at` the most wasteful one; (log, that turn), or None if
+    the game ends before it or the mover has no such turn there."""
     bot = load_house_bot("greedy")
-    planted_at = rng.randrange(1, greedy_length(game, players, seed) + 1)
     state = games.new_game(game, players, seed, start_seat=0 if game == FACE_TO_FACE else None)
     planted = None
     while state.outcome is None:

@@ -7,7 +7,8 @@ the piles, every play so far, the sizes of hands and draw piles, never a hidden 
   (the same cards on the same piles, in any order) they are one;
 - rollouts (rollouts.py) estimate each candidate's value with the same guesses at the hidden cards;
 - `before` is the value of the position with the expert to move, i.e. of the expert's turn; `after` the value of the
-  turn played; `best` the better of the two, and `loss` how much the played turn gives away against it;
+  turn played; `best` the better of the two, and `loss` how much the played turn gives away against it: in winning
+  chances, and in expected cards left at the end (0 after a win);
 - the mark and the accuracy follow (marks.py).
 
 Turn t's rollouts are seeded with "SEED:t", so a turn's figures do not depend on which other turns are analysed.
@@ -22,13 +23,15 @@ from typing import Any
 from bots.analysis import marks
 from bots.analysis.policy import expert_turn
 from bots.analysis.rollouts import DEFAULT_PRECISION, Precision, Samples, estimate
-from games import FACE_TO_FACE, GameState, Turn, position_before
+from games import GameState, Turn, position_before
 
 
 @dataclass(frozen=True)
 class TurnAnalysis:
     """One turn's figures. Win probabilities are in 0..1 (the mover's in Face to Face, the team's in the co-op games);
-    `loss` = `best_value` - `after` and `stderr` is its standard error; the cards figures are co-op only."""
+    `loss` = `best_value` - `after` and `stderr` is its standard error. The cards figures are the expected cards left
+    at the end, 0 after a win (the mover's own in Face to Face, the team's in the co-op games); `cards_loss` is how
+    many more the played turn leaves than the best, `cards_stderr` its standard error."""
 
     turn: int
     seat: int
@@ -43,18 +46,14 @@ class TurnAnalysis:
     accuracy: float
     samples: int
     values_stderr: dict[str, float]
-    cards_before: float | None = None
-    cards_after: float | None = None
-    cards_best: float | None = None
-    cards_loss: float | None = None
-    cards_stderr: float | None = None
+    cards_before: float
+    cards_after: float
+    cards_best: float
+    cards_loss: float
+    cards_stderr: float
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        if self.cards_after is None:
-            for key in ("cards_before", "cards_after", "cards_best", "cards_loss", "cards_stderr"):
-                del data[key]
-        return data
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -119,30 +118,22 @@ def analyse_turn(state: GameState, number: int, played: Turn, seed: str, precisi
 
 def _figures(game: str, number: int, mover: int, candidates: list[Turn], samples: Samples) -> TurnAnalysis:
     played_index = len(candidates) - 1
-    best_index = max(range(len(candidates)), key=lambda index: (_merit(samples, index), index))
-    coop = game != FACE_TO_FACE
+    best_index = max(range(len(candidates)), key=lambda index: (_merit(samples, index, game), index))
     loss = samples.win(best_index) - samples.win(played_index)
-    stderr = samples.win_drop_stderr(best_index, played_index) if best_index != played_index else 0.0
-    cards_loss = cards_stderr = None
-    if coop:
-        cards_loss = samples.cards_left(played_index) - samples.cards_left(best_index)
-        cards_stderr = samples.cards_rise_stderr(best_index, played_index) if best_index != played_index else 0.0
-    mark = marks.turn_mark(100 * loss, 100 * stderr, cards_loss, cards_stderr)
-    accuracy = marks.move_accuracy(marks.effective_loss(100 * loss, 100 * stderr, cards_loss, cards_stderr))
+    cards_loss = samples.cards_left(played_index) - samples.cards_left(best_index)
+    if best_index != played_index:
+        stderr = samples.win_drop_stderr(best_index, played_index)
+        cards_stderr = samples.cards_rise_stderr(best_index, played_index)
+    else:
+        stderr = cards_stderr = 0.0
+    thresholds = marks.cards_thresholds(game)
+    mark = marks.turn_mark(100 * loss, 100 * stderr, cards_loss, cards_stderr, thresholds)
+    accuracy = marks.move_accuracy(marks.effective_loss(100 * loss, 100 * stderr, cards_loss, cards_stderr, thresholds))
     values_stderr = {
         "before": samples.win_stderr(0),
         "after": samples.win_stderr(played_index),
         "best_value": samples.win_stderr(best_index),
     }
-    figures: dict[str, Any] = {}
-    if coop:
-        figures = {
-            "cards_before": _rounded(samples.cards_left(0), 2),
-            "cards_after": _rounded(samples.cards_left(played_index), 2),
-            "cards_best": _rounded(samples.cards_left(best_index), 2),
-            "cards_loss": _rounded(cards_loss, 2),
-            "cards_stderr": _rounded(cards_stderr, 2),
-        }
     return TurnAnalysis(
         turn=number,
         seat=mover,
@@ -157,17 +148,17 @@ def _figures(game: str, number: int, mover: int, candidates: list[Turn], samples
         accuracy=_rounded(accuracy, 1),
         samples=samples.count,
         values_stderr={key: _rounded(value, 4) for key, value in values_stderr.items()},
-        **figures,
+        cards_before=_rounded(samples.cards_left(0), 2),
+        cards_after=_rounded(samples.cards_left(played_index), 2),
+        cards_best=_rounded(samples.cards_left(best_index), 2),
+        cards_loss=_rounded(cards_loss, 2),
+        cards_stderr=_rounded(cards_stderr, 2),
     )
 
 
-def _merit(samples: Samples, index: int) -> float:
-    """What ranks candidates: win probability, and in the co-op games cards left at the marks' rate as well."""
-    merit = 100 * samples.win(index)
-    cards = samples.cards_left(index)
-    if cards is not None:
-        merit -= marks.POINTS_PER_CARD * cards
-    return merit
+def _merit(samples: Samples, index: int, game: str) -> float:
+    """What ranks candidates: win probability, and expected cards left as well at the marks' rate."""
+    return 100 * samples.win(index) - marks.points_per_card(game) * samples.cards_left(index)
 
 
 def _result_key(state: GameState, turn: Turn) -> tuple:

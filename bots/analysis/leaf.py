@@ -5,12 +5,14 @@ Playing every rollout to the end would cost the whole game's worth of expert tur
 analysis's time budget; the model stands in for the rest of the game instead. It is fitted to the outcomes of
 expert-vs-expert play from positions of every quality (`bots/analysis/training.py`, weights in `leaf_models.json`):
 
-- Face to Face: the probability that `seat` wins, a logistic model over the difference between the two players of
-  what the expert's own scoring looks at (cards left, how many fit one, both or neither of the own piles, and of those
-  fitting neither, how many could still go on the opponent's piles; playable cards in hand, room between the piles;
-  the dead cards' share and excess over the turns left, the crowding of a single pile), and whose turn it is,
-  each also weighted by how far the game has gone, and the same numbers summed over both players and signed by whose
-  turn it is.
+- Face to Face: the probability that `seat` wins (logistic) and the cards it is expected to hold still when it loses
+  (0 when it wins, as a co-op team's score: the chance of losing times a linear model of the cards held at a loss; a
+  seat that wins because the other is stuck holds cards too, but they cost it nothing), over the difference between
+  the two players of what the expert's own scoring looks at (cards left, how many fit one, both or neither of the own
+  piles, and of those fitting neither, how many could still go on the opponent's piles; playable cards in hand, room
+  between the piles; the dead cards' share and excess over the turns left, the crowding of a single pile), and whose
+  turn it is, each also weighted by how far the game has gone, and the same numbers summed over both players and
+  signed by whose turn it is.
 - The Game and Extreme: the team's probability of winning (logistic) and the expected cards left (linear), over the
   cards not placed, how many piles each of them still fits, the expert's reach risk and crowding of the piles, the
   draw pile, and in Extreme the lasting commands on top. One model per game and player count.
@@ -81,20 +83,26 @@ COOP_FEATURES = (
 @dataclass(frozen=True)
 class Leaf:
     """A position's value: `win` the probability of winning (the seat's in Face to Face, the team's in the co-op
-    games); `cards` the expected cards left at the end (co-op games only)."""
+    games); `cards` the expected cards left at the end, counted as 0 after a win (in Face to Face the seat's own hand
+    and draw pile when it loses, in the co-op games the team's cards not placed)."""
 
     win: float
-    cards: float | None = None
+    cards: float
 
 
 def leaf_value(state: GameState, seat: int) -> Leaf:
     """The value of `state` for `seat` (Face to Face) or its team: exact when the game is over."""
     outcome = state.outcome
     if state.game_id == FACE_TO_FACE:
+        own_cards = len(state.hands[seat]) + len(state.draw_piles_reversed[seat])
         if outcome is not None:
-            return Leaf(1.0 if outcome.winner == seat else 0.0)
+            won = outcome.winner == seat
+            return Leaf(1.0 if won else 0.0, 0.0 if won else float(own_cards))
         model = model_for(state.game_id, 2)
-        return Leaf(_logistic(model.win, face_to_face_features(state, seat)))
+        features = face_to_face_features(state, seat)
+        win = _logistic(model.win, features)
+        cards_if_lost = min(float(own_cards), max(0.0, _dot(model.cards, features)))
+        return Leaf(win, (1.0 - win) * cards_if_lost)
     if outcome is not None:
         return Leaf(1.0 if outcome.score == 0 else 0.0, float(outcome.score))
     model = model_for(state.game_id, state.players)
@@ -203,11 +211,11 @@ def coop_features(state: GameState) -> list[float]:
 
 @dataclass(frozen=True)
 class LeafModel:
-    """Fitted weights over a feature list: `win` (logistic) and, for the co-op games, `cards` (linear)."""
+    """Fitted weights over a feature list: `win` (logistic) and `cards` (linear)."""
 
     features: tuple[str, ...]
     win: tuple[float, ...]
-    cards: tuple[float, ...] | None = None
+    cards: tuple[float, ...]
 
 
 def model_key(game: str, players: int) -> str:
@@ -221,7 +229,7 @@ def _models() -> dict[str, LeafModel]:
         key: LeafModel(
             tuple(entry["features"]),
             tuple(entry["win"]),
-            tuple(entry["cards"]) if entry.get("cards") is not None else None,
+            tuple(entry["cards"]),
         )
         for key, entry in data["models"].items()
     }

@@ -20,18 +20,18 @@ def to_json(path: str, analysis: GameAnalysis) -> dict[str, Any]:
 
 def table(path: str, analysis: GameAnalysis) -> Iterator[str]:
     """The lines of the turn-by-turn table, with per-seat accuracy and marks at the end."""
-    coop = analysis.game != FACE_TO_FACE
     names = {seat.get("seat"): seat.get("bot") or "?" for seat in analysis.seats}
     yield f"{path}: {analysis.game}, " + ", ".join(f"seat {seat} {name}" for seat, name in sorted(names.items()))
     yield f"  result: {_result(analysis.result)}"
-    who = "team win probability / expected cards left" if coop else "the mover's win probability"
+    who = "team" if analysis.game != FACE_TO_FACE else "the mover's"
+    who += " win probability / expected cards left (0 after a win)"
     yield f"  values: {who}, {analysis.precision.max_samples} rollouts at most per turn, seed {analysis.seed}"
     yield ""
     header = f"{'turn':>4} {'seat':>4}  {'played':<{PLAY_WIDTH}} {'best':<{PLAY_WIDTH}} "
     header += f"{'before':>12} {'after':>12} {'best':>12} {'loss':>13}  mark"
     yield header
     for turn in analysis.turns:
-        yield _row(turn, coop)
+        yield _row(turn)
     yield ""
     for seat in sorted(analysis.accuracy):
         accuracy = analysis.accuracy[seat]
@@ -47,15 +47,15 @@ def _counted(count: int, mark: str) -> str:
     return f"{count} " + ("inaccuracies" if mark == "inaccuracy" else f"{mark}s")
 
 
-def _row(turn: TurnAnalysis, coop: bool) -> str:
+def _row(turn: TurnAnalysis) -> str:
     best = "(played)" if turn.best == turn.played else turn.best
     values = [
-        _value(turn.before, turn.cards_before, coop),
-        _value(turn.after, turn.cards_after, coop),
-        _value(turn.best_value, turn.cards_best, coop),
+        _value(turn.before, turn.cards_before),
+        _value(turn.after, turn.cards_after),
+        _value(turn.best_value, turn.cards_best),
     ]
     loss = f"{100 * turn.loss:.1f}±{100 * turn.stderr:.1f}"
-    if coop and turn.cards_loss is not None:
+    if turn.cards_loss is not None:
         loss = f"{_points(turn.loss)}%/{turn.cards_loss:+.1f}c"
     return (
         f"{turn.turn:>4} {turn.seat:>4}  {_cut(turn.played):<{PLAY_WIDTH}} {_cut(best):<{PLAY_WIDTH}} "
@@ -68,8 +68,8 @@ def _points(loss: float) -> str:
     return f"{round(100 * loss) + 0:d}"
 
 
-def _value(win: float, cards: float | None, coop: bool) -> str:
-    if coop and cards is not None:
+def _value(win: float, cards: float | None) -> str:
+    if cards is not None:
         return f"{100 * win:.0f}%/{cards:.1f}c"
     return f"{100 * win:.1f}%"
 

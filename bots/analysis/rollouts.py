@@ -6,8 +6,8 @@ position reached is valued (leaf.py). Because all candidates meet the same guess
 candidates varies much less from sample to sample than either value does: the error of a drop (`paired_stderr`) is
 usually a fraction of the values' own errors.
 
-Samples are drawn in batches until every candidate's value has a standard error within `target` (and, in the co-op
-games, its expected cards left within `cards_target`), between `min_samples` and `max_samples`. The stopping rule
+Samples are drawn in batches until every candidate's value has a standard error within `target` (and its expected
+cards left within `cards_target`), between `min_samples` and `max_samples`. The stopping rule
 looks only at the samples, so the same seed gives the same samples and the same stop.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from bots.analysis.hidden import hidden_layout
 from bots.analysis.leaf import leaf_value
 from bots.analysis.policy import expert_turn_json
-from games import FACE_TO_FACE, GameState, Turn
+from games import GameState, Turn
 
 BATCH = 4
 
@@ -35,8 +35,8 @@ class Precision:
     """How hard to look: samples per turn, how far each rollout plays, and the errors that are good enough.
 
     Sampling stops once every candidate's win probability has a standard error within `target` and the drop between
-    any two within `drop_target` (co-op games: also the expected cards left within `cards_target`, and their rise
-    within `cards_drop_target`), or at `max_samples`."""
+    any two within `drop_target`, and the expected cards left within `cards_target` and their rise within
+    `cards_drop_target`, or at `max_samples`."""
 
     max_samples: int = 256
     min_samples: int = 12
@@ -58,10 +58,11 @@ DEFAULT_PRECISION = Precision()
 
 @dataclass
 class Samples:
-    """The rollouts' values, one list per candidate, sample k of every list from the same guess."""
+    """The rollouts' values, one list per candidate, sample k of every list from the same guess: the mover's (team's)
+    win and its cards left at the end."""
 
     wins: list[list[float]]
-    cards: list[list[float]] | None
+    cards: list[list[float]]
     count: int = 0
 
     def win(self, candidate: int) -> float:
@@ -70,19 +71,18 @@ class Samples:
     def win_stderr(self, candidate: int) -> float:
         return _stderr(self.wins[candidate])
 
-    def cards_left(self, candidate: int) -> float | None:
-        return None if self.cards is None else _mean(self.cards[candidate])
+    def cards_left(self, candidate: int) -> float:
+        return _mean(self.cards[candidate])
 
-    def cards_stderr(self, candidate: int) -> float | None:
-        return None if self.cards is None else _stderr(self.cards[candidate])
+    def cards_stderr(self, candidate: int) -> float:
+        return _stderr(self.cards[candidate])
 
     def win_drop_stderr(self, better: int, worse: int) -> float:
         """Standard error of win(better) - win(worse), from the paired samples."""
         return _stderr([a - b for a, b in zip(self.wins[better], self.wins[worse], strict=True)])
 
-    def cards_rise_stderr(self, better: int, worse: int) -> float | None:
-        if self.cards is None:
-            return None
+    def cards_rise_stderr(self, better: int, worse: int) -> float:
+        """Standard error of cards_left(worse) - cards_left(better), from the paired samples."""
         return _stderr([b - a for a, b in zip(self.cards[better], self.cards[worse], strict=True)])
 
 
@@ -90,8 +90,7 @@ def estimate(
     state: GameState, mover: int, candidates: Sequence[Turn], seed: str, precision: Precision = DEFAULT_PRECISION
 ) -> Samples:
     """Sample the value of each candidate turn for `mover` (to move in `state`), with common random numbers."""
-    coop = state.game_id != FACE_TO_FACE
-    samples = Samples([[] for _ in candidates], [[] for _ in candidates] if coop else None)
+    samples = Samples([[] for _ in candidates], [[] for _ in candidates])
     turns = [turn.to_json() for turn in candidates]
     horizon = precision.horizon
     while samples.count < precision.max_samples:
@@ -114,8 +113,7 @@ def _sample(state: GameState, mover: int, turns: list, seed: str, horizon: int, 
             guess.push(expert_turn_json(guess))
         value = leaf_value(guess, mover)
         samples.wins[index].append(value.win)
-        if samples.cards is not None:
-            samples.cards[index].append(value.cards)
+        samples.cards[index].append(value.cards)
 
 
 def _precise_enough(samples: Samples, precision: Precision) -> bool:
@@ -123,13 +121,13 @@ def _precise_enough(samples: Samples, precision: Precision) -> bool:
     for candidate in candidates:
         if samples.win_stderr(candidate) > precision.target:
             return False
-        if samples.cards is not None and samples.cards_stderr(candidate) > precision.cards_target:
+        if samples.cards_stderr(candidate) > precision.cards_target:
             return False
     for first in candidates:
         for second in candidates[first + 1 :]:
             if samples.win_drop_stderr(first, second) > precision.drop_target:
                 return False
-            if samples.cards is not None and samples.cards_rise_stderr(first, second) > precision.cards_drop_target:
+            if samples.cards_rise_stderr(first, second) > precision.cards_drop_target:
                 return False
     return True
 

@@ -10,10 +10,10 @@ continuation is labelled with how the game ended. A generated game is stored as 
 `{"expert_from": T, "log": {...}}` (T the number of turns played before the expert took over, the log a plain game
 log), so fitting replays it through the engine and computes whatever features leaf.py defines today.
 
-Fitting: a logistic regression (Newton's method) for the probability of winning, and for the co-op games a
-least-squares fit of the cards left, each with the ridge penalty of RIDGES that predicts best in a five-fold
-cross-validation over whole games (a game's positions are never split between fitting and checking). It needs numpy,
-which the league installs; the analysis itself does not.
+Fitting: a logistic regression (Newton's method) for the probability of winning, and a least-squares fit of the
+cards left at the end (Face to Face: a seat's own, over the positions of the games it lost), each with the ridge
+penalty of RIDGES that predicts best in a five-fold cross-validation over whole games (a game's positions are never
+split between fitting and checking). It needs numpy, which the league installs; the analysis itself does not.
 """
 
 from __future__ import annotations
@@ -65,24 +65,33 @@ def generate_game(game: str, players: int, seed: str) -> dict[str, Any]:
     return {"expert_from": expert_from, "log": state.log.to_json()}
 
 
-def labelled_rows(generated: dict[str, Any]) -> Iterator[tuple[list[float], float, float | None]]:
-    """(features, won, cards left) for every position of the expert continuation of a generated game.
-    Face to Face gives two rows per position, one from each seat's side."""
+def labelled_rows(generated: dict[str, Any]) -> Iterator[tuple[list[float], float, float]]:
+    """(features, won, cards left at the end) for every position of the expert continuation of a generated game.
+    Face to Face gives two rows per position, one from each seat's side, each with that seat's own cards left."""
     log = generated["log"]
-    state = games.position_before(log, 1)
     result = log["result"]
+    left = _cards_left_at_end(log)
+    state = games.position_before(log, 1)
     for number, entry in enumerate(log["turns"]):
         if number >= generated["expert_from"]:
-            yield from _rows(state, result)
+            yield from _rows(state, result, left)
         state.push({"plays": entry["plays"], "signals": entry["signals"]})
 
 
-def _rows(state: GameState, result: dict[str, Any]) -> Iterator[tuple[list[float], float, float | None]]:
+def _cards_left_at_end(log: dict[str, Any]) -> list[int]:
+    """Face to Face: each seat's cards (hand and draw pile) when the game ended; co-op: the team's, once."""
+    end = games.position_before(log, len(log["turns"]) + 1)
+    if end.game_id == FACE_TO_FACE:
+        return [len(end.hands[seat]) + len(end.draw_piles_reversed[seat]) for seat in (0, 1)]
+    return [log["result"]["score"]]
+
+
+def _rows(state: GameState, result: dict[str, Any], left: list[int]) -> Iterator[tuple[list[float], float, float]]:
     if state.game_id == FACE_TO_FACE:
         for seat in (0, 1):
-            yield leaf.face_to_face_features(state, seat), float(result["winner"] == seat), None
+            yield leaf.face_to_face_features(state, seat), float(result["winner"] == seat), float(left[seat])
     else:
-        yield leaf.coop_features(state), float(result["score"] == 0), float(result["score"])
+        yield leaf.coop_features(state), float(result["score"] == 0), float(left[0])
 
 
 def fit_logistic(rows: Any, labels: Any, ridge: float = RIDGE) -> list[float]:
@@ -111,7 +120,7 @@ def fit_files(paths: list[Path]) -> dict[str, dict[str, Any]]:
     """Fit one model per game and player count found in the generated files."""
     import numpy as np
 
-    grouped: dict[str, list[tuple[list[float], float, float | None]]] = defaultdict(list)
+    grouped: dict[str, list[tuple[list[float], float, float]]] = defaultdict(list)
     games_of: dict[str, list[int]] = defaultdict(list)  # per row, the number of its game
     counts: dict[str, int] = defaultdict(int)
     for path in paths:
@@ -142,15 +151,17 @@ def fit_files(paths: list[Path]) -> dict[str, dict[str, Any]]:
             "win": win,
             "win_check": {"ridge": ridge, "log_loss": round(log_loss, 4), "base_log_loss": round(base, 4)},
         }
-        if game != FACE_TO_FACE:
-            cards = np.array([row[2] for row in rows])
-            ridge, error = best_ridge(features, cards, folds, fit_linear, _squared_error)
-            entry["cards"] = fit_linear(features, cards, ridge)
-            entry["cards_check"] = {
-                "ridge": ridge,
-                "rms_error": round(float(np.sqrt(error)), 3),
-                "base_rms_error": round(float(cards.std()), 3),
-            }
+        cards = np.array([row[2] for row in rows])
+        if game == FACE_TO_FACE:  # the cards a seat holds when it loses: leaf.py weighs them by the chance of losing
+            lost = won == 0
+            features, cards, folds = features[lost], cards[lost], folds[lost]
+        ridge, error = best_ridge(features, cards, folds, fit_linear, _squared_error)
+        entry["cards"] = fit_linear(features, cards, ridge)
+        entry["cards_check"] = {
+            "ridge": ridge,
+            "rms_error": round(float(np.sqrt(error)), 3),
+            "base_rms_error": round(float(cards.std()), 3),
+        }
         models[key] = entry
     return models
 

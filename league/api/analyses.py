@@ -37,6 +37,19 @@ class AnalysedTurnSerializer(serializers.Serializer):
     stderr = serializers.FloatField(help_text="The loss's standard error.")
     mark = serializers.ChoiceField(choices=["inaccuracy", "mistake", "blunder"], allow_null=True)
     accuracy = serializers.FloatField()
+    samples = serializers.IntegerField(required=False, help_text="Rollouts drawn for this turn.")
+    values_stderr = serializers.DictField(
+        child=serializers.FloatField(), required=False, help_text="Standard errors of before, after and best_value."
+    )
+    cards_before = serializers.FloatField(
+        required=False,
+        help_text="Expected cards left at the end, 0 after a win (the mover's own in Face to Face; co-op: the team's), "
+        "with the expert's turn. Absent from analyses stored before Face to Face counted cards.",
+    )
+    cards_after = serializers.FloatField(required=False, help_text="... after the turn played.")
+    cards_best = serializers.FloatField(required=False, help_text="... after the best turn.")
+    cards_loss = serializers.FloatField(required=False, help_text="cards_after - cards_best.")
+    cards_stderr = serializers.FloatField(required=False, help_text="The cards loss's standard error.")
 
 
 class AnalysisSerializer(serializers.Serializer):
@@ -72,6 +85,11 @@ TURN = {
     "accuracy": 67.9,
     "samples": 40,
     "values_stderr": {"before": 0.0179, "after": 0.0133, "best_value": 0.0179},
+    "cards_before": 1.41,
+    "cards_after": 2.6,
+    "cards_best": 1.41,
+    "cards_loss": 1.19,
+    "cards_stderr": 0.22,
 }
 ANALYSIS = {
     "game": 5001,
@@ -102,8 +120,8 @@ TURNED_OFF = docs.error(
 read_schema = extend_schema(
     summary="A game's analysis by the house expert",
     description=(
-        "Every turn judged from the mover's side: win probability before and after it, the expert's suggestion, "
-        "the loss and its mark (inaccuracy, mistake, blunder), and each seat's accuracy (docs/analysis.md). "
+        "Every turn judged from the mover's side: win probability and expected cards left before and after it, the "
+        "expert's suggestion, the loss and its mark (inaccuracy, mistake, blunder), and each seat's accuracy (docs/analysis.md). "
         "While it runs, `turns_done` of `turns_total` is its progress. 404 until someone asks for it."
     ),
     responses={200: AnalysisSerializer, 404: NOT_ASKED},

@@ -7,7 +7,7 @@ import random
 import pytest
 
 import games
-from bench.analysis import planted_log
+from bench.analysis import log_planted_at, planted_log
 from bots.analysis.analyse import analyse_log, analyse_turn
 from bots.analysis.rollouts import Precision
 from bots.match import BotSpec, MatchSpec, run_match
@@ -29,6 +29,18 @@ def test_a_planted_wasteful_turn_is_a_mistake_or_a_blunder(game, players, seed):
     entry = analysed[0]
     assert entry.mark in ("mistake", "blunder"), entry
     assert entry.best != entry.played and entry.loss > 0 and entry.best_value == entry.before > entry.after
+
+
+@pytest.mark.parametrize("seed,turn", [("planted:face-to-face:141", 25), ("planted:face-to-face:89", 26)])
+def test_a_wasteful_turn_in_a_lost_face_to_face_game_is_marked_by_the_cards_it_throws_away(seed, turn):
+    """Two plants of the bench's own in games the mover had all but lost: the win probability has no 10 points left
+    to lose, but the mover ends up stuck with many more cards."""
+    log, planted = log_planted_at("face-to-face", 2, seed, turn)
+    entry = analyse_log(log, "t", QUICK, turns={planted}).turns[0]
+    assert entry.before < 0.15 and 100 * entry.loss < 10, "lost already: no mistake by win probability alone"
+    assert entry.cards_loss >= 5 and entry.cards_loss > 2 * entry.cards_stderr
+    assert entry.mark == "blunder" and entry.accuracy < 30
+    assert entry.cards_after > entry.cards_best == entry.cards_before
 
 
 def test_the_experts_own_turns_are_never_marked():
@@ -54,11 +66,12 @@ def test_json_has_the_issues_keys_and_the_same_seed_gives_the_same_analysis():
     assert analyse_log(log, "other", QUICK, turns={1, 2, 3, 4}).to_json()["turns"] != first["turns"]
 
 
-def test_coop_turns_carry_expected_cards_left():
-    log = logs("the-game", ["house:greedy"] * 2, 1, "coop", players=2)[0]
+@pytest.mark.parametrize("game,players,most", [("the-game", 2, 98), ("face-to-face", 2, 58)])
+def test_turns_carry_expected_cards_left(game, players, most):
+    log = logs(game, ["house:greedy"] * 2, 1, "coop", players=players)[0]
     entry = analyse_log(log, "s", QUICK, turns={5}).to_json()["turns"][0]
     assert {"cards_before", "cards_after", "cards_best", "cards_loss", "cards_stderr"} <= set(entry)
-    assert 0 <= entry["cards_after"] <= 98
+    assert 0 < entry["cards_after"] <= most and entry["cards_stderr"] >= 0
 
 
 @pytest.mark.parametrize("game,players", [("face-to-face", None), ("extreme", 3)])

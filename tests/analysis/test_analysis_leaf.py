@@ -13,6 +13,8 @@ from bots.house import load_house_bot
 def test_every_game_and_player_count_has_a_model_over_todays_features():
     models = json.loads(leaf.MODELS_FILE.read_text())["models"]
     assert models[leaf.FACE_TO_FACE]["features"] == list(leaf.FACE_TO_FACE_FEATURES)
+    face_to_face = leaf.model_for(leaf.FACE_TO_FACE, 2)
+    assert len(face_to_face.win) == len(face_to_face.cards) == len(leaf.FACE_TO_FACE_FEATURES)
     for game in ("the-game", "extreme"):
         for players in range(1, 6):
             assert models[f"{game}/{players}"]["features"] == list(leaf.COOP_FEATURES)
@@ -32,10 +34,23 @@ def finished(game, players):
 def test_a_finished_game_is_worth_its_result():
     state = finished("face-to-face", None)
     winner = state.outcome.winner
-    assert leaf.leaf_value(state, winner) == leaf.Leaf(1.0)
-    assert leaf.leaf_value(state, 1 - winner) == leaf.Leaf(0.0)
+    loser = 1 - winner
+    assert leaf.leaf_value(state, winner) == leaf.Leaf(1.0, 0.0)  # a win leaves no card to count, stuck or not
+    held = len(state.hands[loser]) + len(state.draw_piles_reversed[loser])
+    assert held > 0 and leaf.leaf_value(state, loser) == leaf.Leaf(0.0, float(held))
     solo = finished("the-game", 1)
     assert leaf.leaf_value(solo, 0) == leaf.Leaf(float(solo.outcome.score == 0), float(solo.outcome.score))
+
+
+def test_face_to_face_expected_cards_left_weigh_the_cards_held_by_the_chance_of_losing():
+    state = games.new_game("face-to-face", seed="leaf-cards", start_seat=0)
+    bot = load_house_bot("greedy")
+    while state.outcome is None:
+        for seat in (0, 1):
+            value = leaf.leaf_value(state, seat)
+            held = len(state.hands[seat]) + len(state.draw_piles_reversed[seat])
+            assert 0.0 <= value.cards <= (1.0 - value.win) * held + 1e-9
+        state.push(bot.play(state.observation(state.to_move)))
 
 
 def test_face_to_face_values_of_the_two_seats_add_up_to_one():
@@ -60,4 +75,5 @@ def test_training_generates_labelled_games_and_fits_them(game, players, tmp_path
     out = tmp_path / "models.json"
     assert training.main(["fit", str(path), "--out", str(out)]) == 0
     fitted = json.loads(out.read_text())["models"][leaf.model_key(game, players)]
-    assert len(fitted["win"]) == len(leaf.expected_features(game))
+    assert len(fitted["win"]) == len(fitted["cards"]) == len(leaf.expected_features(game))
+    assert fitted["cards_check"]["rms_error"] >= 0

@@ -30,6 +30,18 @@ def test_coop_turns_take_the_worse_of_the_two_marks():
     assert marks.turn_mark(1.0, 0.5, cards_loss=1.5, cards_stderr=0.1) == "inaccuracy"
 
 
+def test_face_to_face_cards_left_mark_by_their_own_thresholds():
+    thresholds = marks.cards_thresholds("face-to-face")
+    inaccuracy, mistake, blunder = thresholds
+    assert marks.turn_mark(0.5, 0.5, mistake, 0.1, thresholds) == "mistake"  # a lost game: no win probability to lose
+    assert marks.turn_mark(0.5, 0.5, blunder + 1, 0.2, thresholds) == "blunder"
+    assert marks.turn_mark(0.5, 0.5, (inaccuracy + mistake) / 2, 0.1, thresholds) == "inaccuracy"
+    assert marks.turn_mark(0.5, 0.5, blunder + 1, (blunder + 1) / 1.9, thresholds) is None  # within its error
+    assert marks.turn_mark(12.0, 1.0, inaccuracy, 0.1, thresholds) == "mistake"  # the worse of the two
+    assert marks.effective_loss(0.0, 0.0, mistake, 0.0, thresholds) == pytest.approx(10.0)
+    assert marks.points_per_card("face-to-face") == pytest.approx(10.0 / mistake)
+
+
 def test_move_accuracy_is_lichess_formula():
     assert marks.move_accuracy(0) == pytest.approx(100.0, abs=1e-3)
     assert marks.move_accuracy(10) == pytest.approx(103.1668 * 2.718281828 ** (-0.4354) - 3.1669)

@@ -3,6 +3,8 @@ and sampling stops at the precision asked for."""
 
 import math
 
+import pytest
+
 import games
 from bots.analysis.policy import expert_turn
 from bots.analysis.rollouts import Precision, estimate
@@ -61,9 +63,13 @@ def test_a_winning_turn_is_worth_exactly_one():
         state.push(turn)
 
 
-def test_coop_samples_carry_cards_left():
-    state = position(turns=5, game="the-game", players=2)
+@pytest.mark.parametrize("game,players", [("the-game", 2), ("face-to-face", None)])
+def test_samples_carry_the_cards_left(game, players):
+    state = position(turns=5, game=game, players=players)
     samples = estimate(state, state.to_move, [expert_turn(state)], "s", Precision(max_samples=6, min_samples=6))
-    assert samples.cards is not None and len(samples.cards[0]) == 6
-    assert all(0 <= cards <= state.cards_not_placed() for cards in samples.cards[0])
+    assert len(samples.cards[0]) == 6
+    held = state.cards_not_placed()
+    if game == "face-to-face":  # the mover's own cards only
+        held = len(state.hands[state.to_move]) + len(state.draw_piles_reversed[state.to_move])
+    assert all(0 <= cards <= held for cards in samples.cards[0]) and max(samples.cards[0]) > 0
     assert not math.isinf(samples.cards_stderr(0))

@@ -49,6 +49,7 @@ def test_anyone_signed_in_asks_then_everyone_reads_the_shared_analysis(
     assert done["accuracy"] == {"0": 88.4, "1": 97.0}
     assert done["turns"][0] == {key: value for key, value in turns[0].items() if key in done["turns"][0]}
     assert {"turn", "seat", "played", "best", "before", "after", "best_value", "loss", "mark"} <= set(done["turns"][0])
+    assert done["turns"][0] == turns[0], "every figure the analysis keeps, the cards left too"
     again = api(alice).post(url)  # alice's limit of one is untouched: the analysis is bob's, shared
     assert again.status_code == 200 and again.json()["turns"] == done["turns"] and len(sent) == 1
 

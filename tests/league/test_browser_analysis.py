@@ -84,7 +84,9 @@ def test_analyse_shows_the_chart_the_marks_and_the_accuracy(
         points.nth(shown - 1).dispatch_event("click")
         assert page.evaluate("location.hash") == f"#turn={shown}"
         assert page.locator("#replay-command").text_content().endswith(f"--turn {shown}")
-        assert page.locator("#turn-analysis").text_content().startswith(f"Turn {shown}, ")
+        story = page.locator("#turn-analysis").text_content()
+        assert story.startswith(f"Turn {shown}, ")
+        assert "its cards left at the end (0 if it wins) expected " in story, "Face to Face shows its cards figure too"
         marked = page.locator("#analysis-marks button.mark-link")
         if marked.count():  # a marked turn's button moves there, and the move line shows its mark
             marked.first.click()

@@ -153,7 +153,10 @@
     let text = `${whose} ${percent(figures.before)} with the expert's turn, ${percent(figures.after)} after the turn played`;
     if (figures.loss > 0) text += `, ${points(figures.loss)} ± ${points(figures.stderr)} points lost`;
     if (figures.cards_after !== undefined && figures.cards_after !== null) {
-      text += `; cards left expected ${figures.cards_after.toFixed(1)} (best ${figures.cards_best.toFixed(1)})`;
+      // Face to Face counts the mover's own cards when it loses (0 when it wins), the co-op games the team's.
+      const cards = FACE_TO_FACE ? "its cards left at the end (0 if it wins)" : "cards left";
+      text += `; ${cards} expected ${figures.cards_after.toFixed(1)} (best ${figures.cards_best.toFixed(1)})`;
+      if (figures.cards_loss > 0) text += `, ${figures.cards_loss.toFixed(1)} ± ${figures.cards_stderr.toFixed(1)} more`;
     }
     line.append(`${text}.`);
     turnAnalysis.append(line);
