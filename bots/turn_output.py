@@ -35,7 +35,7 @@ class TurnOutputs:
         if turn == 0 and not text:
             return
         record: dict[str, Any] = {"turn": turn, "seat": seat, "bot": bot, "ms": None if ms is None else round(ms, 3)}
-        text = bounded(text, TURN_CAP)
+        text = bounded(text, TURN_CAP) if text else text
         if self.kept + len(text) > GAME_CAP:
             if text:
                 record["dropped"] = len(text)

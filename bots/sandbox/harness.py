@@ -40,13 +40,17 @@ class Channel:
         self.pid = os.getpid()  # for good: nothing in the sandbox may fork (seccomp)
 
     def receive(self) -> dict | None:
-        while b"\n" not in self.buffer:
+        buffer = self.buffer
+        end = buffer.find(b"\n")
+        while end < 0:  # usually one read: the whole request came while we were stopped
             chunk = os.read(self.proto_in, 1 << 16)
             if not chunk:
                 return None
-            self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return self.protocol.check_request(self.protocol.decode(line, cap=1 << 30))
+            searched = len(buffer)
+            buffer = buffer + chunk if buffer else chunk
+            end = buffer.find(b"\n", searched)
+        self.buffer = buffer[end + 1 :]
+        return self.protocol.check_request(self.protocol.decode(buffer[:end], cap=1 << 30))
 
     def send(self, message: dict) -> None:
         try:

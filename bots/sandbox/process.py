@@ -89,6 +89,7 @@ class SandboxProcess:
         self.stdin = self.stdout = self.stderr = None
         self.stderr_open = False
         self.poller = select.poll()
+        self.log_waiter = select.poll()  # the log pipe alone: whether it has anything to read
         uid, gid, switch = limits.identity()
         deadline = time.perf_counter() + startup_seconds
         scheduling.wait_without_preempting()  # before the fork server starts: it inherits the policy
@@ -219,6 +220,7 @@ class SandboxProcess:
             os.set_blocking(fd, False)
             if fd != self.stdin:
                 self.poller.register(fd, select.POLLIN)
+        self.log_waiter.register(self.stderr, select.POLLIN)
         self.stderr_open = True
 
     def _is_bwraps_child(self, pid: int) -> bool:
@@ -274,6 +276,8 @@ class SandboxProcess:
     def drain_log(self, budget: int = 1 << 20) -> None:
         """Read what the bot logged so far, at most `budget` bytes (a flood must not hold the runner)."""
         while budget > 0 and self.stderr_open:
+            if not self.log_waiter.poll(0):
+                return  # nothing written (most turns): a poll costs a third of a read that fails
             try:
                 data = os.read(self.stderr, 1 << 16)
             except (BlockingIOError, InterruptedError):
@@ -287,6 +291,8 @@ class SandboxProcess:
 
     def take_log(self) -> str:
         self.drain_log()
+        if not self.log and not self.log_dropped:
+            return ""
         text = self.log.decode("utf-8", "replace")
         if self.log_dropped:
             text = f"[... {self.log_dropped} earlier bytes of output dropped]\n" + text
@@ -345,7 +351,7 @@ class SandboxProcess:
         seconds from `started` to its stop."""
         self.deadline = deadline
         timeout = deadline - started
-        line = self._buffered_line()  # it may have come in one read with the previous reply
+        line = self._buffered_line() if self.buffer else None  # it may have come in one read with the last reply
         while line is None:
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
@@ -414,7 +420,7 @@ class SandboxProcess:
             return None
         if not chunk:
             self._died(request_type)
-        self.buffer += chunk
+        self.buffer = self.buffer + chunk if self.buffer else chunk
         line = self._buffered_line()
         if line is None and len(self.buffer) > self.limits.reply_bytes:
             cap = self.limits.reply_bytes
