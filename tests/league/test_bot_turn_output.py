@@ -4,7 +4,9 @@ owner alone, or to everyone once the owner makes it public; the public log never
 from __future__ import annotations
 
 import json
+import random
 import re
+import zlib
 
 import pytest
 from django.test import Client
@@ -83,3 +85,25 @@ def test_the_owner_makes_the_output_public_and_opts_in_to_analyses(played, alice
     client_for(alice).post(options, {})
     bot.refresh_from_db()
     assert not bot.output_public and not bot.analyse_losses
+
+
+BLOCK = "".join(random.Random(7).choice("abcdefghij é✓\n") for _ in range(6_000))  # repeats only 6,000 apart
+
+
+@pytest.mark.parametrize("text", ["", "plan é ✓\n" * 3, "x" * 40_000, BLOCK * 5])
+def test_stored_records_read_back_as_written_whatever_their_size(text):
+    """The deflate window follows the text's size (up to zlib's largest): small and large records alike come back
+    whole, through the reader every page uses, and compress as well as with the full window (a window too small
+    to reach back 6,000 bytes would not find BLOCK's repeats)."""
+    records = [
+        {"turn": 0, "seat": 0, "bot": "talker", "ms": None, "stderr": text},
+        {"turn": 1, "seat": 0, "bot": "talker", "ms": 0.125, "stderr": text[:10], "dropped": 2**40},
+    ]
+    stored = GameOutput.compress(records)
+    assert GameOutput(records_zlib=stored).records() == records
+    assert len(stored) <= len(zlib.compress(json.dumps(records, separators=(",", ":")).encode(), 6)) + 8
+
+
+def test_records_orjson_refuses_are_stored_by_the_json_module():
+    records = [{"turn": 1, "seat": 0, "bot": "talker", "ms": 1.5, "stderr": "", "dropped": 2**70}]
+    assert GameOutput(records_zlib=GameOutput.compress(records)).records() == records
