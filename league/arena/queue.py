@@ -15,6 +15,7 @@ from typing import Any
 import kombu.exceptions
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from league.arena.lib import retrying
 from league.arena.models import Match
@@ -36,6 +37,9 @@ SCHEDULE_LADDER = "league.arena.tasks.schedule_ladder"
 # (settings.CELERY_TASK_ROUTES). A re-sent match gets 3, so recovery comes before any fresh match.
 RESEND_PRIORITY = 3
 ANALYSE_GAME = "league.arena.tasks.analyse_game"  # routed to the analysis queue, the lowest priority
+# A key of the league's own in the broker's Redis, set by the upkeep: when it is gone, Redis lost its data (restarted
+# without persistence, flushed) and every message sent to it before with it.
+BROKER_MARK = "arena.broker-mark"
 
 
 def _send(name: str, args: tuple[Any, ...], countdown: float | None, priority: int | None = None) -> None:
@@ -140,3 +144,23 @@ def waiting(queue_name: str) -> int | None:
     except retrying.BROKER_ERRORS as error:
         log.warning("queue %s not read: %s", queue_name, retrying.what_failed(error))
         return None
+
+
+def broker_lost_messages() -> bool:
+    """Whether the broker lost every message it held since the last call that found it whole (True once per loss).
+
+    On Redis, a key of ours (BROKER_MARK) set by the previous call is gone only when Redis lost its data: restarted
+    empty, flushed, or a new server (a league's first call finds none too). Setting it again, only where it is missing,
+    is the check: of two upkeeps at once, one is told. False where the broker cannot tell (not Redis) or is away.
+    """
+    try:
+        with app.connection_for_write() as connection:
+            if connection.transport.driver_type != "redis":
+                return False
+            lost = connection.default_channel.client.set(BROKER_MARK, timezone.now().isoformat(), nx=True)
+    except retrying.BROKER_ERRORS as error:
+        log.warning("the broker's mark not read: %s", retrying.what_failed(error))
+        return False
+    if lost:
+        log.warning("the broker lost its messages (its mark is gone: Redis restarted empty?); lost work is sent again")
+    return bool(lost)

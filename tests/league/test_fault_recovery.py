@@ -190,7 +190,27 @@ def test_the_broker_queue_length_is_read(db):
         messages.close()
 
 
-def test_the_upkeep_finishes_a_tournament_whose_finish_task_was_lost(db, sent):
+@pytest.fixture
+def broker_kept_its_messages(monkeypatch):
+    """The broker's mark is there (whatever other tests did to the Redis they share): nothing is presumed lost."""
+    monkeypatch.setattr(queue, "broker_lost_messages", lambda: False)
+
+
+def test_the_upkeep_sends_everything_again_at_once_when_the_broker_lost_its_messages(db, sent, committed, monkeypatch):
+    match = ladder_match(kind="tournament")  # queued a moment ago: its message was in the Redis that was lost
+    RatingFit.objects.create(game="face-to-face", pending=True, refit_due_at=timezone.now() + timedelta(seconds=1))
+    monkeypatch.setattr(queue, "waiting", lambda name: 0)
+    monkeypatch.setattr(queue, "broker_lost_messages", lambda: False)
+    done = committed(upkeep.run)
+    assert (done["matches re-sent"], done["refits resumed"]) == (0, 0)
+    assert sent == []  # too fresh to be presumed lost, while the broker says it kept its messages
+    monkeypatch.setattr(queue, "broker_lost_messages", lambda: True)
+    done = committed(upkeep.run)
+    assert (done["matches re-sent"], done["refits resumed"]) == (1, 1)
+    assert sorted(sent) == [("play_match", (match.pk,)), ("refit_ratings", ("face-to-face",))]
+
+
+def test_the_upkeep_finishes_a_tournament_whose_finish_task_was_lost(db, sent, broker_kept_its_messages):
     tournament = Tournament.objects.create(name="cup", status="running")
     match = ladder_match(tournament=tournament, kind="tournament", status="done")
     assert upkeep.run()["tournaments finished"] == 1
@@ -203,7 +223,7 @@ def test_the_upkeep_finishes_a_tournament_whose_finish_task_was_lost(db, sent):
     assert busy.status == "running"
 
 
-def test_the_upkeep_resumes_a_refit_whose_worker_died(db, sent, committed):
+def test_the_upkeep_resumes_a_refit_whose_worker_died(db, sent, committed, broker_kept_its_messages):
     RatingFit.objects.create(game="face-to-face", pending=True, claim_token=None)
     assert committed(upkeep.run)["refits resumed"] == 1
     assert ("refit_ratings", ("face-to-face",)) in sent

@@ -227,3 +227,21 @@ def test_a_version_that_no_longer_plays_keeps_its_last_rating_and_still_counts_i
     record_games(old, b, [1])
     refits.refit(pool)
     assert Rating.objects.get(version=old).elo == pytest.approx(refits.fit(refits.pair_counts(pool)[0])[old.pk].elo)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_when_the_broker_lost_its_messages_a_refit_on_its_way_is_sent_again(
+    alice, bob, make_version, record_games, sent
+):
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0])
+    refits.request(RatingPool.ladder("face-to-face"))  # sent with a countdown, held by a worker meanwhile
+    sent.clear()
+    assert refits.resume_stale() == 0  # on its way
+    assert refits.resume_stale(broker_lost=True) == 1  # the worker holding it dropped it with the broker
+    assert sent == [("refit_ratings", ("face-to-face",))]
+    assert 0 < sent.options[0]["countdown"] <= refits.WINDOW  # still due when it was
+    token = refits.claim(RatingPool.ladder("face-to-face"))
+    sent.clear()
+    assert refits.resume_stale(broker_lost=True) == 0 and sent == []  # a live claim covers it
+    assert token is not None

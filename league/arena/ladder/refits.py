@@ -254,17 +254,20 @@ def _send(key: str, countdown: float | None = None) -> None:
     queue.refit_ratings(key, countdown=countdown)
 
 
-def resume_stale() -> int:
+def resume_stale(broker_lost: bool = False) -> int:
     """Queue a refit for each pool whose refit was asked for but whose claimant died or whose message was lost.
 
     A refit sent less than SENT_GRACE past its due time is most likely on its way (a worker holds it for its
-    countdown, or is about to take it): it is left alone.
+    countdown, or is about to take it): it is left alone, unless the broker lost every message it held (`broker_lost`,
+    `queue.broker_lost_messages`): then it is sent again at once, or at its due time if that is still to come.
     """
-    on_its_way = Q(refit_due_at__gte=timezone.now() - SENT_GRACE)
-    stale = RatingFit.objects.filter(pending=True).exclude(_live_claim()).exclude(on_its_way)
-    keys = list(stale.values_list("game", flat=True))
-    for key in keys:
-        _send(key)
+    now = timezone.now()
+    stale = RatingFit.objects.filter(pending=True).exclude(_live_claim())
+    if not broker_lost:
+        stale = stale.exclude(refit_due_at__gte=now - SENT_GRACE)
+    keys = list(stale.values_list("game", "refit_due_at"))
+    for key, due in keys:
+        _send(key, countdown=(due - now).total_seconds() if broker_lost and due and due > now else None)
     return len(keys)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 
+from league.arena import queue
 from league.arena.analysis import runs as analyses
 from league.arena.ladder import refits
 from league.arena.notifications import delivery as notices
@@ -22,10 +23,11 @@ log = logging.getLogger(__name__)
 
 def run() -> dict[str, int]:
     """Redo what lost tasks left undone; how many of each were found."""
+    broker_lost = queue.broker_lost_messages()  # Redis restarted empty: whatever it held is sent again at once
     done = {
-        "matches re-sent": matches.requeue_lost(),  # worker dead (heartbeat stopped) or message lost
+        "matches re-sent": matches.requeue_lost(broker_lost),  # worker dead (heartbeat stopped) or message lost
         "tournaments finished": tournaments.finish_all_done(),  # its finish_tournament task was lost
-        "refits resumed": refits.resume_stale(),  # asked for, but nobody holds a live claim
+        "refits resumed": refits.resume_stale(broker_lost),  # asked for, but nobody holds a live claim
         "validations released": validations.release_all(),  # waiting behind a lost validation_finished
         "notification e-mails re-sent": notices.resend_lost(),  # asked for an hour ago, neither sent nor given up
         "analyses re-sent": analyses.resend_lost(),  # worker dead (heartbeat stopped) or message lost
