@@ -168,12 +168,16 @@ class Postgres(Service):
         if self.user:
             self.folder.chmod(0o755)
             shutil.chown(self.folder, self.user, self.user)
-        subprocess.run(
-            [PG_BIN / "initdb", "-D", self.data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"],
-            check=True,
-            capture_output=True,
-            user=self.user,
-        )
+        try:
+            subprocess.run(
+                [PG_BIN / "initdb", "-D", self.data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"],
+                check=True,
+                capture_output=True,
+                user=self.user,
+            )
+        except BaseException:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
 
     def url(self, database: str = "postgres") -> str:
         return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
@@ -319,14 +323,18 @@ class Drill:
         self.trouble: list[str] = []  # what this run's fault found wrong (a fault that did not strike, say)
 
     def __enter__(self) -> Drill:
-        (self.folder / "redis").mkdir(exist_ok=True)
-        self.postgres.start()
-        self.redis.start()
-        self.postgres.execute("CREATE DATABASE drill_template")
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
-            cwd=ROOT, env=self.env("drill_template"), check=True,
-        )  # fmt: skip
+        try:
+            (self.folder / "redis").mkdir(exist_ok=True)
+            self.postgres.start()
+            self.redis.start()
+            self.postgres.execute("CREATE DATABASE drill_template")
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+                cwd=ROOT, env=self.env("drill_template"), check=True,
+            )  # fmt: skip
+        except BaseException:  # a failed start, or a signal meanwhile, stops what did start
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -707,7 +715,26 @@ def budget(fault: str, clean: float) -> float:
     return 1.3 * clean
 
 
+def stop_cleanly_on_signals() -> None:
+    """SIGTERM, SIGHUP and SIGINT end the drill through its clean-up, as an error would: the workers, the beat, Redis
+    and PostgreSQL are stopped and the folders removed (each runs in a session of its own, so no signal sent to the
+    drill's terminal or process group reaches them, and without this they were left running). A second signal during
+    the clean-up is ignored, so as not to cut it short."""
+
+    def stop(number: int, _frame: object) -> None:
+        for ignored in STOP_SIGNALS:
+            signal.signal(ignored, signal.SIG_IGN)
+        raise SystemExit(f"stopped by {signal.Signals(number).name}; the drill's processes and folders are removed")
+
+    for number in STOP_SIGNALS:
+        signal.signal(number, stop)
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
 def main() -> None:
+    stop_cleanly_on_signals()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--faults", default=",".join(DRILLS), help="comma-separated, from: " + ", ".join(DRILLS))
     parser.add_argument("--bots", type=int, default=15, help="tournament entrants (double round robin)")
