@@ -715,6 +715,9 @@ def budget(fault: str, clean: float) -> float:
     return 1.3 * clean
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
 def stop_cleanly_on_signals() -> None:
     """SIGTERM, SIGHUP and SIGINT end the drill through its clean-up, as an error would: the workers, the beat, Redis
     and PostgreSQL are stopped and the folders removed (each runs in a session of its own, so no signal sent to the
@@ -728,9 +731,6 @@ def stop_cleanly_on_signals() -> None:
 
     for number in STOP_SIGNALS:
         signal.signal(number, stop)
-
-
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
 def main() -> None:
