@@ -4,6 +4,8 @@ back, and starts without the system checks that every deploy runs."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 from celery.worker.consumer import Consumer
 from django.conf import settings
@@ -44,6 +46,16 @@ def test_a_worker_back_on_the_broker_asks_for_the_upkeep_at_once(monkeypatch):
     consumer, sent = a_consumer(monkeypatch, restart_count=1)
     consumer.ensure_connected(Connection())
     assert sent == ["league.arena.tasks.upkeep"]
+
+
+def test_a_worker_starts_without_loading_scipy_which_the_first_fit_loads():
+    imported = "import sys, django; django.setup(); import league.arena.tasks; print(sorted(set(sys.modules)))"
+    loaded = subprocess.run([sys.executable, "-c", imported], capture_output=True, text=True, check=True).stdout
+    assert "'league.arena.ladder.bradley_terry'" in loaded and "'scipy" not in loaded
+    from league.arena.ladder import bradley_terry
+
+    fitted = bradley_terry.fit_ratings([(1, 2, 1.0), (2, 1, 0.5)])
+    assert set(fitted) == {1, 2} and fitted[1].elo > fitted[2].elo
 
 
 def test_a_worker_skips_the_system_checks_that_every_deploy_runs():

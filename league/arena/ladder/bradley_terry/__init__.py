@@ -64,9 +64,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from threadpoolctl import threadpool_limits
 
-from league.arena.ladder.bradley_terry.graph import Graph
-from league.arena.ladder.bradley_terry.newton import Posterior, posterior_mode
-
 ELO_PER_NAT = 400.0 / math.log(10.0)
 Z95 = 1.959963984540054  # two-sided 95 % quantile of the standard normal
 # A weaker prior leaves an unbeaten player's curvature below double precision: the fit turns singular.
@@ -253,6 +250,11 @@ def fit(
         initial = _log_odds(n, i, j, half_points_i, games)
     if n == 0:
         return Fit(players, *(np.zeros(0),) * 2, np.zeros(0, dtype=bool), i, j, *(np.zeros(0),), wins, losses, drawn)
+    # SciPy (the solver's) loads at the first fit, not with this package: every worker imports the package at start,
+    # and SciPy was a fifth of a worker's start-up CPU, which a worker restarted after a crash makes the league wait.
+    from league.arena.ladder.bradley_terry.graph import Graph
+    from league.arena.ladder.bradley_terry.newton import Posterior, posterior_mode
+
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
         posterior = Posterior(Graph(n, i, j), (half_points_i + virtual_draws) / 2.0, games + virtual_draws)
         try:
