@@ -93,3 +93,19 @@ def test_a_binary_array_refuses_what_it_cannot_hold():
         refit_sql.binary_array([datetime(2026, 1, 1)], "timestamptz")
     with pytest.raises(ValueError, match="out of range"):
         refit_sql.binary_array([2**31], "int4")
+
+
+def test_rating_numbers_read_as_the_orm_gives_them_with_null_as_nan(alice, bob, make_version, record_games):
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0, 0, 1])
+    refits.refit(RatingPool.ladder("face-to-face"))
+    Rating.objects.filter(version=b).update(point_elo=None, point_games=None)
+    fields = ("version_id", "elo", "games", "point_elo", "point_games")
+    table = refit_sql.read_numbers(Rating.objects.filter(game="face-to-face"), fields)
+    rows = {int(row[0]): row for row in table}
+    assert sorted(rows) == sorted([a.pk, b.pk]) and table.shape == (2, 5)
+    for rating in Rating.objects.all():
+        version, elo, games, point_elo, point_games = rows[rating.version_id]
+        assert (elo, games) == (rating.elo, rating.games)  # bit for bit
+    assert np.isnan(rows[b.pk][3:]).all() and rows[a.pk][3] == Rating.objects.get(version=a).point_elo
+    assert refit_sql.read_numbers(Rating.objects.filter(game="the-game"), fields).shape == (0, 5)

@@ -14,6 +14,7 @@ from datetime import datetime
 
 import numpy as np
 
+from league.arena.ladder import refit_sql
 from league.arena.models import Rating, RatingPoint
 
 STEP = 0.5  # Elo
@@ -65,11 +66,9 @@ class Stored:
 
 def stored(game: str) -> Stored:
     """Each rated version's newest point, as kept on its Rating row, and the games its rating was fitted on."""
-    rows = Rating.objects.filter(game=game).order_by("version_id")
-    table = np.array(
-        list(rows.values_list("version_id", "games", "point_elo", "point_low", "point_high", "point_games")),
-        dtype=np.float64,  # a NULL point reads as NaN
-    ).reshape(-1, 6)
+    fields = ("version_id", "games", "point_elo", "point_low", "point_high", "point_games")
+    table = refit_sql.read_numbers(Rating.objects.filter(game=game), fields)  # a NULL point reads as NaN
+    table = table[np.argsort(table[:, 0], kind="stable")]
     has_point = ~np.isnan(table[:, 2])
     games = np.where(has_point, table[:, 5], -1).astype(np.int64)
     points = Points(table[:, 2], table[:, 3], table[:, 4], games)

@@ -97,7 +97,8 @@ class RatingPool:
             rows = SeasonRating.objects.filter(season_id=self.season, players=self.players)
         else:
             rows = Rating.objects.filter(game=self.game)
-        return dict(rows.values_list("version_id", "elo"))
+        versions, elos = refit_sql.read_numbers(rows, ("version_id", "elo")).T
+        return dict(zip(versions.astype(np.int64).tolist(), elos.tolist(), strict=True))
 
     def write(self, fitted: bradley_terry.Fit, last_played_us: np.ndarray, now: datetime) -> None:
         """Rewrite the pool's ratings from one fit (the caller holds the refit claim and the transaction);

@@ -10,6 +10,7 @@ Other databases (the embedded SQLite default) take the ORM path: same results, f
 
 from __future__ import annotations
 
+import math
 import struct
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -50,6 +51,30 @@ def read_pairs(pairs: QuerySet) -> PairTable:
     """The pair rows of `pairs` (a queryset of PairResult or DealPair) and when each version last played."""
     pairs = pairs.order_by()
     return _read_pairs_postgresql(pairs) if connection.vendor == "postgresql" else read_pairs_portably(pairs)
+
+
+def read_numbers(rows: QuerySet, fields: tuple[str, ...]) -> np.ndarray:
+    """`fields` of `rows` (numeric columns) as a float64 array of shape (rows, fields), NULL as NaN; ids and counts
+    are exact (below 2^53). On PostgreSQL one bytea of big-endian doubles: a refit reads ~17,700 ratings twice at
+    10,000 bots, which through the ORM's row tuples took ~50 ms of CPU."""
+    rows = rows.order_by()
+    if connection.vendor != "postgresql":
+        values = list(rows.values_list(*fields))
+        return np.array([[math.nan if v is None else v for v in row] for row in values], dtype=np.float64).reshape(
+            -1, len(fields)
+        )
+    inner, params = rows.values_list(*fields).query.sql_with_params()
+    columns = [f"c{k}" for k in range(len(fields))]
+    doubles = " || ".join(f"float8send(coalesce({column}::float8, 'NaN'))" for column in columns)
+    sql = f"SELECT count(*), string_agg({doubles}, ''::bytea) FROM ({inner}) AS r({', '.join(columns)})"
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params, binary=True)
+        count, data = cursor.fetchone()
+    table = np.frombuffer(data or b"", dtype=">f8").astype(np.float64).reshape(-1, len(fields))
+    if len(table) != count:
+        raise ValueError(f"read {len(table)} of {count} rows")
+    return table
 
 
 def read_pairs_portably(pairs: QuerySet) -> PairTable:
