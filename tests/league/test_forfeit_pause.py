@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 import games
 from bots.match import GameResult
+from league.arena.ladder import forfeits as pause_rule
 from league.arena.models import Bot, Match, Notification
 from league.arena.play import events, results
 
@@ -113,3 +115,16 @@ def test_a_fix_that_passes_validation_ends_the_pause(alice, ace, rival, make_ver
     assert not on_ladder(ace)
     fixed = make_version(alice, "ace")  # v2, active: the bot's ladder version
     assert on_ladder(fixed) and Bot.objects.get(pk=ace.bot_id).paused_reason == ""
+
+
+def test_the_rule_reads_only_its_window_of_recent_ladder_games(ace, rival, settings):
+    settings.ARENA_FORFEIT_PAUSE_GAMES = 20
+    store_ladder_match(ace, rival, forfeits=3, clean=17)
+    record = pause_rule.recent_record(ace)
+    assert record.games == 20 and [g.index for g in record.forfeits] == [2, 1, 0]  # newest first
+    store_ladder_match(ace, rival, forfeits=0, clean=5)
+    with CaptureQueriesContext(connection) as run:
+        record = pause_rule.recent_record(ace)
+    assert (record.games, record.forfeits) == (20, [])  # the three forfeits fell out of the window
+    assert len(run) == 2 and all("LIMIT" in q["sql"] or "IN (" in q["sql"] for q in run.captured_queries)
+    assert pause_rule.recent_record(rival).forfeits == []  # its opponent's forfeits are not its own

@@ -42,18 +42,20 @@ class Record:
 
 def recent_record(version: BotVersion, since: Any = None) -> Record:
     """The version's last ARENA_FORFEIT_PAUSE_GAMES ladder games (played after `since`, if given) and which of them
-    it forfeited (the game's fault seat is one of its seats: a co-op team of one version holds several)."""
-    games = Game.objects.filter(match__kind=Match.Kind.LADDER, seats__version=version)
+    it forfeited (the game's fault seat is one of its seats: a co-op team of one version holds several).
+
+    Judged after every stored ladder match, so each step is bounded by the window, not by the version's history:
+    the window's game ids walk the version's (version, game) seat index backwards, then its forfeits are read."""
+    seats = GameSeat.objects.filter(version=version, game__match__kind=Match.Kind.LADDER)
     if since is not None:
-        games = games.filter(played_at__gt=since)
-    at_fault = GameSeat.objects.filter(game=OuterRef("pk"), seat=OuterRef("fault_seat"), version=version)
-    recent = list(
-        games.distinct()
-        .defer("log_zlib")
-        .annotate(at_fault=Exists(at_fault))
-        .order_by("-pk")[: settings.ARENA_FORFEIT_PAUSE_GAMES]
+        seats = seats.filter(game__played_at__gt=since)
+    window = list(
+        seats.order_by("-game_id").values_list("game_id", flat=True).distinct()[: settings.ARENA_FORFEIT_PAUSE_GAMES]
     )
-    return Record(len(recent), [game for game in recent if game.at_fault and game.termination in FORFEITS])
+    at_fault = GameSeat.objects.filter(game=OuterRef("pk"), seat=OuterRef("fault_seat"), version=version)
+    forfeited = Game.objects.filter(pk__in=window, termination__in=list(FORFEITS)).filter(Exists(at_fault))
+    forfeits = list(forfeited.defer("log_zlib").order_by("-pk")) if window else []
+    return Record(len(window), forfeits)
 
 
 def reason_for(version: BotVersion, record: Record) -> str:
