@@ -4,7 +4,12 @@ Analyses here use 2 rollouts a turn: the figures are bots.analysis's to test, th
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 from replay_helpers import sample_log, store_game, versions_for
 
 from league.arena.analysis import automatic, blunders, requests, runs
@@ -199,3 +204,22 @@ def test_the_upkeep_resends_lost_analyses_a_lease_apart(
     assert (analysis.status, analysis.claim_token) == ("queued", None)
     assert not analysis.progress(token, 1, game.turns), "the dead worker's claim is gone"
     assert [name for name, _ in sent] == ["analyse_game"] * 3
+
+
+def test_a_bots_blunders_are_cached_until_one_of_its_analyses_is_stored(
+    game, alice, client, sent, ask, monkeypatch, django_capture_on_commit_callbacks
+):
+    bot = game.seats.get(seat=0).version.bot
+    page = reverse("bot", args=[bot.pk])
+    assert "Worst blunders" not in client.get(page).content.decode()
+    with CaptureQueriesContext(connection) as run:
+        client.get(page)
+    assert not [q for q in run.captured_queries if "arena_gameanalysis" in q["sql"]], "cached until an analysis"
+    turn = {"turn": 4, "seat": 0, "mark": "blunder", "loss": 0.25}
+    found = SimpleNamespace(to_json=lambda: {"turns": [turn, {**turn, "turn": 5, "mark": "good", "loss": 0.0}]})
+    monkeypatch.setattr(runs, "analyse_log", lambda *args, **kwargs: found)
+    analysis, _ = ask(alice, game)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert runs.run(analysis.pk)
+    shown = client.get(page).content.decode()
+    assert f'Game {game.pk}, turn 4</a>: <span class="mark mark-blunder">blunder</span> 25.0 points' in shown

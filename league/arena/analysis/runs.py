@@ -8,6 +8,7 @@ import logging
 import time
 import uuid
 from datetime import timedelta
+from functools import partial
 
 from django.conf import settings
 from django.db import transaction
@@ -19,7 +20,8 @@ import games
 from bots.analysis.analyse import analyse_log
 from bots.analysis.rollouts import Precision
 from league.arena import notifications, queue
-from league.arena.models import GAME_NAMES, GameAnalysis, LogTampered
+from league.arena.lib import caching
+from league.arena.models import GAME_NAMES, GameAnalysis, GameSeat, LogTampered
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +97,16 @@ def _finish(analysis: GameAnalysis, token: uuid.UUID, **fields: object) -> bool:
         if finished:
             analysis.refresh_from_db()
             _tell(analysis)
+            if analysis.status == GameAnalysis.Status.DONE:
+                _mark_bot_pages_stale(analysis)
         return finished
+
+
+def _mark_bot_pages_stale(analysis: GameAnalysis) -> None:
+    """The seated bots' pages list their worst blunders from the analyses: theirs are stale once this one commits."""
+    bots = set(GameSeat.objects.filter(game_id=analysis.game_id).values_list("version__bot_id", flat=True))
+    for bot_id in bots:
+        transaction.on_commit(partial(caching.bump, caching.bot_analyses_scope(bot_id)))
 
 
 def _tell(analysis: GameAnalysis) -> None:

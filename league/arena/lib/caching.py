@@ -37,6 +37,11 @@ def tournament_scope(tournament_id: int) -> str:
     return f"tournament:{tournament_id}"
 
 
+def bot_analyses_scope(bot_id: int) -> str:
+    """The bot's finished game analyses (its page's worst blunders): stale once another of them is stored."""
+    return f"bot-analyses:{bot_id}"
+
+
 def own_validations_scope(user_id: int) -> str:
     """The user's validation matches (which only they and staff may list): stale once a new one is committed."""
     return f"own-validations:{user_id}"

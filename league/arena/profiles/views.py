@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 from league.arena.analysis import blunders
 from league.arena.coop import bot_results as coop_results
 from league.arena.ladder.leaderboards import TIE_ELO
+from league.arena.lib import caching
 from league.arena.models import (
     Bot,
     BotVersion,
@@ -37,7 +38,9 @@ def bot_page(request: HttpRequest, bot: Bot) -> HttpResponse:
     context = bot_pages.page_context(request, bot)
     context["form"] = NewVersionForm() if context["is_owner"] else None
     context.update(scrim_views.bot_page_part(request, bot))
-    context["blunders"] = blunders.worst(bot)
+    context["blunders"] = caching.fragment(
+        f"bot-blunders:{bot.pk}", caching.bot_analyses_scope(bot.pk), lambda: blunders.worst(bot)
+    )
     context.update(test_views.bot_page_part(request, bot))
     return render(request, "arena/bot.html", context)
 
