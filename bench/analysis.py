@@ -3,6 +3,7 @@
     python -m bench.analysis                    # everything at the issue's sizes (several minutes)
     python -m bench.analysis --only speed       # the two timing goals and the standard errors
     python -m bench.analysis --planted 50 --sound 4
+    python -m bench.analysis --only planted --planted-seed other   # other deals and other planted turns
 
 Clocks: each analysis is timed around `analyse_log` alone (the log read and checked, every turn analysed), in this
 process pinned to one core; the wall time is judged, the CPU time (this process's) is printed beside it, since on a
@@ -17,8 +18,8 @@ shared machine the wall clock also counts other processes' turns on the core.
   only that turn is analysed, and it must be marked a mistake or a blunder. Face to Face greedy vs greedy and solo The
   Game. The turn is drawn uniformly from the whole game (1 to the length of the same deal's game without the plant),
   as the issue says, and judged so; the share among plants in the first 20 turns is printed beside it (a greedy Face
-  to Face game lasts about 30: later one side's game is often decided, and no turn can then lose the 10 points of win
-  probability of a mistake, as on lichess);
+  to Face game lasts about 30: later one side's game is often decided, where no turn can lose the 10 points of win
+  probability of a mistake and only the cards a wasteful turn leaves the loser holding can mark it);
 - sound: expert-vs-expert games analysed whole: at most 5% of their turns may be marked mistake or blunder; and the same
   for games of another strong bot (the expert with other weights, about as strong, whose turns often differ from the
   expert's): sound play that is not the expert's own must be left alone too.
@@ -51,8 +52,8 @@ PLANTED_GOAL = 0.90
 SOUND_GOAL = 0.05
 TURNS = 40
 # A greedy Face to Face game lasts about 30 turns; later the loser's game is often already lost, and no turn can drop a
-# win probability near 0 by the 10 points of a mistake (nor raise a winner's near 1), as on lichess: the share of plants
-# within the first PLANTED_WITHIN turns is printed beside the judged one.
+# win probability near 0 by the 10 points of a mistake (only the cards it throws away can mark it): the share of
+# plants within the first PLANTED_WITHIN turns is printed beside the judged one.
 PLANTED_WITHIN = 20
 
 
@@ -176,17 +177,20 @@ def log_planted_at(game: str, players: int, seed: str, planted_at: int) -> tuple
     return json.loads(state.log.dumps()), planted
 
 
-def planted(count: int, precision: Precision) -> bool:
-    print(f"planted mistakes: one wasteful turn per greedy game, that turn analysed (load {harness.loadavg()})")
+def planted(count: int, precision: Precision, seed: str = "planted") -> bool:
+    print(
+        f"planted mistakes: one wasteful turn per greedy game, that turn analysed (seed {seed}, load "
+        f"{harness.loadavg()})"
+    )
     ok = True
     for game, players in ((FACE_TO_FACE, 2), ("the-game", 1)):
-        rng = random.Random(f"planted:{game}")
+        rng = random.Random(f"{seed}:{game}")
         found = total = early_found = early = 0
         marks: dict[str | None, int] = {}
         started = time.perf_counter()
         index = 0
         while total < count:
-            made = planted_log(game, players, f"planted:{game}:{index}", rng)
+            made = planted_log(game, players, f"{seed}:{game}:{index}", rng)
             index += 1
             if made is None:
                 continue
@@ -286,6 +290,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=("speed", "planted", "sound"))
     parser.add_argument("--speed-games", type=int, default=3, help="games timed per case (default 3)")
     parser.add_argument("--planted", type=int, default=200, help="planted games per game (default 200)")
+    parser.add_argument(
+        "--planted-seed", default="planted", help="seed of the planted games' deals and turns (default planted)"
+    )
     parser.add_argument("--sound", type=int, default=10, help="expert-vs-expert games per case (default 10)")
     parser.add_argument("--rollouts", type=int, default=Precision.max_samples)
     parser.add_argument("--horizon", type=int, default=Precision.horizon)
@@ -297,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in (None, "speed"):
         results.append(speed(args.speed_games, precision))
     if args.only in (None, "planted"):
-        results.append(planted(args.planted, precision))
+        results.append(planted(args.planted, precision, args.planted_seed))
     if args.only in (None, "sound"):
         results.append(sound(args.sound, precision))
     print(f"all goals: {harness.verdict(all(results))} (load average {harness.loadavg()})")
