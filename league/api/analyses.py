@@ -121,7 +121,8 @@ read_schema = extend_schema(
     summary="A game's analysis by the house expert",
     description=(
         "Every turn judged from the mover's side: win probability and expected cards left before and after it, the "
-        "expert's suggestion, the loss and its mark (inaccuracy, mistake, blunder), and each seat's accuracy (docs/analysis.md). "
+        "expert's suggestion, the loss and its mark (inaccuracy, mistake, blunder), and each seat's accuracy "
+        "(docs/analysis.md). "
         "While it runs, `turns_done` of `turns_total` is its progress. 404 until someone asks for it."
     ),
     responses={200: AnalysisSerializer, 404: NOT_ASKED},
