@@ -119,12 +119,16 @@ def test_a_fix_that_passes_validation_ends_the_pause(alice, ace, rival, make_ver
 
 def test_the_rule_reads_only_its_window_of_recent_ladder_games(ace, rival, settings):
     settings.ARENA_FORFEIT_PAUSE_GAMES = 20
-    store_ladder_match(ace, rival, forfeits=3, clean=17)
+    first = store_ladder_match(ace, rival, forfeits=3, clean=17)
     record = pause_rule.recent_record(ace)
     assert record.games == 20 and [g.index for g in record.forfeits] == [2, 1, 0]  # newest first
+    assert pause_rule.recent_counts(ace) == (20, 3)
     store_ladder_match(ace, rival, forfeits=0, clean=5)
     with CaptureQueriesContext(connection) as run:
         record = pause_rule.recent_record(ace)
     assert (record.games, record.forfeits) == (20, [])  # the three forfeits fell out of the window
     assert len(run) == 2 and all("LIMIT" in q["sql"] or "IN (" in q["sql"] for q in run.captured_queries)
-    assert pause_rule.recent_record(rival).forfeits == []  # its opponent's forfeits are not its own
+    assert pause_rule.recent_counts(ace) == (20, 0)
+    resumed = first.played_games.first().played_at  # as if resumed after the first match: only the second counts
+    assert pause_rule.recent_record(ace, since=resumed).games == 5 and pause_rule.recent_counts(ace, resumed) == (5, 0)
+    assert pause_rule.recent_counts(rival) == (20, 0)  # its opponent's forfeits are not its own
