@@ -10,6 +10,7 @@ row that is not committed yet, and nothing is sent for work that rolled back.
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timedelta
 from typing import Any
 
 import kombu.exceptions
@@ -146,21 +147,26 @@ def waiting(queue_name: str) -> int | None:
         return None
 
 
-def broker_lost_messages() -> bool:
-    """Whether the broker lost every message it held since the last call that found it whole (True once per loss).
+def broker_restarted_at() -> datetime | None:
+    """When the broker started, if it started empty since the last call found it whole: every message sent to it
+    before then is lost. None when it kept its messages, cannot tell (not Redis) or is away.
 
-    On Redis, a key of ours (BROKER_MARK) set by the previous call is gone only when Redis lost its data: restarted
-    empty, flushed, or a new server (a league's first call finds none too). Setting it again, only where it is missing,
-    is the check: of two upkeeps at once, one is told. False where the broker cannot tell (not Redis) or is away.
+    On Redis, a key of ours (BROKER_MARK) set by the previous call is gone only when Redis lost its data (restarted
+    without persistence, or a new server: a league's first call finds none either). Setting it again, only where it is
+    missing, is the check, so of two upkeeps at once one is told. Redis's uptime says when it started (to the second:
+    what was sent in its first second may be sent again, which its claim turns away); what was sent after that is in it.
     """
     try:
         with app.connection_for_write() as connection:
             if connection.transport.driver_type != "redis":
-                return False
-            lost = connection.default_channel.client.set(BROKER_MARK, timezone.now().isoformat(), nx=True)
+                return None
+            client = connection.default_channel.client
+            if not client.set(BROKER_MARK, timezone.now().isoformat(), nx=True):
+                return None
+            uptime = int(client.info("server")["uptime_in_seconds"])
     except retrying.BROKER_ERRORS as error:
         log.warning("the broker's mark not read: %s", retrying.what_failed(error))
-        return False
-    if lost:
-        log.warning("the broker lost its messages (its mark is gone: Redis restarted empty?); lost work is sent again")
-    return bool(lost)
+        return None
+    started = timezone.now() - timedelta(seconds=uptime)
+    log.warning("the broker started empty %d s ago (its mark is gone): what was sent before is sent again", uptime)
+    return started

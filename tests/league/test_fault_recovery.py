@@ -193,18 +193,18 @@ def test_the_broker_queue_length_is_read(db):
 @pytest.fixture
 def broker_kept_its_messages(monkeypatch):
     """The broker's mark is there (whatever other tests did to the Redis they share): nothing is presumed lost."""
-    monkeypatch.setattr(queue, "broker_lost_messages", lambda: False)
+    monkeypatch.setattr(queue, "broker_restarted_at", lambda: None)
 
 
-def test_the_upkeep_sends_everything_again_at_once_when_the_broker_lost_its_messages(db, sent, committed, monkeypatch):
+def test_the_upkeep_sends_everything_again_at_once_when_the_broker_started_empty(db, sent, committed, monkeypatch):
     match = ladder_match(kind="tournament")  # queued a moment ago: its message was in the Redis that was lost
     RatingFit.objects.create(game="face-to-face", pending=True, refit_due_at=timezone.now() + timedelta(seconds=1))
     monkeypatch.setattr(queue, "waiting", lambda name: 0)
-    monkeypatch.setattr(queue, "broker_lost_messages", lambda: False)
+    monkeypatch.setattr(queue, "broker_restarted_at", lambda: None)
     done = committed(upkeep.run)
     assert (done["matches re-sent"], done["refits resumed"]) == (0, 0)
     assert sent == []  # too fresh to be presumed lost, while the broker says it kept its messages
-    monkeypatch.setattr(queue, "broker_lost_messages", lambda: True)
+    monkeypatch.setattr(queue, "broker_restarted_at", timezone.now)
     done = committed(upkeep.run)
     assert (done["matches re-sent"], done["refits resumed"]) == (1, 1)
     assert sorted(sent) == [("play_match", (match.pk,)), ("refit_ratings", ("face-to-face",))]

@@ -230,9 +230,7 @@ def test_a_version_that_no_longer_plays_keeps_its_last_rating_and_still_counts_i
 
 
 @pytest.mark.django_db(transaction=True)
-def test_when_the_broker_lost_its_messages_a_refit_on_its_way_is_sent_again(
-    alice, bob, make_version, record_games, sent
-):
+def test_when_the_broker_started_empty_a_refit_on_its_way_is_sent_again(alice, bob, make_version, record_games, sent):
     a, b = make_version(alice, "a"), make_version(bob, "b")
     record_games(a, b, [0])
     refits.request(RatingPool.ladder("face-to-face"))  # sent with a countdown, held by a worker meanwhile

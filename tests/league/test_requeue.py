@@ -99,11 +99,11 @@ def test_on_redis_a_resent_match_is_taken_before_fresh_ones(settings):
     assert taken == ["(3,)", "(1,)", "(2,)"]
 
 
-def test_when_the_broker_lost_its_messages_every_queued_match_is_sent_again_at_once(
+def test_when_the_broker_started_empty_every_match_queued_before_is_sent_again_at_once(
     db, sent, settings, monkeypatch, django_capture_on_commit_callbacks
 ):
     settings.ARENA_MATCH_LEASE_SECONDS = 5
-    just_sent = Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="a")  # queued now
+    just_sent = Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="a")  # queued a moment ago
     scrim = Match.objects.create(kind="scrim", game="face-to-face", games=1, seed="b")
     retry = Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="c")
     token = retry.claim("w1@host:7", timedelta(seconds=5))
@@ -111,10 +111,12 @@ def test_when_the_broker_lost_its_messages_every_queued_match_is_sent_again_at_o
     running = Match.objects.create(
         kind="ladder", game="face-to-face", games=1, seed="d", status="running", heartbeat_at=timezone.now()
     )
+    broker_started = timezone.now()
+    since = Match.objects.create(kind="ladder", game="face-to-face", games=1, seed="e")  # sent to the new broker
     monkeypatch.setattr(queue, "waiting", lambda name: 1)  # the queue holds messages again (sent since the loss)
     assert matches.requeue_lost() == 0  # the broker kept its messages: these were sent a moment ago
     with django_capture_on_commit_callbacks(execute=True):
-        assert matches.requeue_lost(broker_lost=True) == 3
+        assert matches.requeue_lost(broker_started) == 3
     assert sorted(sent) == sorted(
         [("play_match", (just_sent.pk,)), ("play_scrim", (scrim.pk,)), ("play_match", (retry.pk,))]
     )
@@ -123,21 +125,24 @@ def test_when_the_broker_lost_its_messages_every_queued_match_is_sent_again_at_o
     assert countdowns[just_sent.pk] is None and countdowns[scrim.pk] is None
     assert 15 < countdowns[retry.pk] <= 20  # the planned retry keeps the rest of its backoff
     assert Match.objects.get(pk=running.pk).status == "running"  # alive: its worker plays on and stores it
+    assert since.pk not in countdowns  # its message is in the broker that started empty
     sent.clear()
     with django_capture_on_commit_callbacks(execute=True):
         assert matches.requeue_lost() == 0  # not again while those re-sends wait in the queue
     assert sent == []
 
 
-def test_the_broker_tells_once_that_it_lost_its_messages(settings):
+def test_the_broker_tells_once_when_it_started_empty(settings):
     if not settings.CELERY_BROKER_URL.startswith("redis://"):
-        assert queue.broker_lost_messages() is False  # the filesystem broker of development cannot tell
+        assert queue.broker_restarted_at() is None  # the filesystem broker of development cannot tell
         return
     with queue.app.connection_for_write() as connection:
         client = connection.default_channel.client
         client.set(queue.BROKER_MARK, "before")
-        assert queue.broker_lost_messages() is False  # the mark is there: Redis kept its data
-        client.delete(queue.BROKER_MARK)  # as a Redis restarted empty, or flushed, has none
-        assert queue.broker_lost_messages() is True
-        assert client.get(queue.BROKER_MARK) is not None
-        assert queue.broker_lost_messages() is False  # told once
+        assert queue.broker_restarted_at() is None  # the mark is there: Redis kept its data
+        client.delete(queue.BROKER_MARK)  # as a Redis restarted empty, or a new one, has none
+        started = queue.broker_restarted_at()
+        uptime = client.info("server")["uptime_in_seconds"]
+        assert started is not None and client.get(queue.BROKER_MARK) is not None
+        assert abs((timezone.now() - started).total_seconds() - uptime) <= 2
+        assert queue.broker_restarted_at() is None  # told once

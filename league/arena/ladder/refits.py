@@ -258,8 +258,8 @@ def resume_stale(broker_lost: bool = False) -> int:
     """Queue a refit for each pool whose refit was asked for but whose claimant died or whose message was lost.
 
     A refit sent less than SENT_GRACE past its due time is most likely on its way (a worker holds it for its
-    countdown, or is about to take it): it is left alone, unless the broker lost every message it held (`broker_lost`,
-    `queue.broker_lost_messages`): then it is sent again at once, or at its due time if that is still to come.
+    countdown, or is about to take it): it is left alone, unless the broker started empty since (`broker_lost`,
+    `queue.broker_restarted_at`): then it is sent again at once, or at its due time if that is still to come.
     """
     now = timezone.now()
     stale = RatingFit.objects.filter(pending=True).exclude(_live_claim())

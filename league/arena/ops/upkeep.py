@@ -23,11 +23,11 @@ log = logging.getLogger(__name__)
 
 def run() -> dict[str, int]:
     """Redo what lost tasks left undone; how many of each were found."""
-    broker_lost = queue.broker_lost_messages()  # Redis restarted empty: whatever it held is sent again at once
+    broker_started = queue.broker_restarted_at()  # Redis restarted empty: what was sent before is sent again now
     done = {
-        "matches re-sent": matches.requeue_lost(broker_lost),  # worker dead (heartbeat stopped) or message lost
+        "matches re-sent": matches.requeue_lost(broker_started),  # worker dead (heartbeat stopped) or message lost
         "tournaments finished": tournaments.finish_all_done(),  # its finish_tournament task was lost
-        "refits resumed": refits.resume_stale(broker_lost),  # asked for, but nobody holds a live claim
+        "refits resumed": refits.resume_stale(broker_lost=broker_started is not None),  # nobody holds a live claim
         "validations released": validations.release_all(),  # waiting behind a lost validation_finished
         "notification e-mails re-sent": notices.resend_lost(),  # asked for an hour ago, neither sent nor given up
         "analyses re-sent": analyses.resend_lost(),  # worker dead (heartbeat stopped) or message lost

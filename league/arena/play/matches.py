@@ -12,7 +12,7 @@ import socket
 import tempfile
 import time
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -268,11 +268,11 @@ def store(match: Match, token: uuid.UUID, versions: list[BotVersion], result: bo
         events.send_match_stored(match, versions, stored, result)
 
 
-def requeue_lost(broker_lost: bool = False) -> int:
-    """Send again the matches whose worker died or whose message was lost; claiming keeps this safe. `broker_lost`:
-    the broker lost every message it held (`queue.broker_lost_messages`), so every queued match is sent again now."""
-    resent = resend_queued() if broker_lost else 0  # first: the dead ones re-sent next are sent once
-    unsent = 0 if broker_lost else sum(requeue_unsent(name, kinds) for name, kinds in queue.match_queues().items())
+def requeue_lost(broker_started: datetime | None = None) -> int:
+    """Send again the matches whose worker died or whose message was lost; claiming keeps this safe.
+    `broker_started`: the broker started empty then (`queue.broker_restarted_at`), losing what was sent before."""
+    resent = resend_queued(broker_started) if broker_started else 0  # first: the dead ones re-sent next go once
+    unsent = 0 if broker_started else sum(requeue_unsent(name, kinds) for name, kinds in queue.match_queues().items())
     return resent + requeue_dead() + unsent
 
 
@@ -360,17 +360,17 @@ def requeue_unsent(queue_name: str, kinds: list[str]) -> int:
     return len(sent)
 
 
-def resend_queued() -> int:
-    """Send again every queued match, however recently it was sent: the broker lost every message it held (Redis
-    restarted empty), so none of them waits anywhere, not even in a worker's memory (a worker drops the messages it
-    holds for their countdown when it loses the broker). A planned retry keeps the rest of its backoff."""
+def resend_queued(before: datetime) -> int:
+    """Send again every match queued before `before`, when the broker started empty (Redis restarted): none of their
+    messages waits anywhere, not even in a worker's memory (a worker drops the messages it holds for their countdown
+    when it loses the broker), however recently they were sent. A planned retry keeps the rest of its backoff."""
     now = timezone.now()
-    queued = Match.objects.filter(status=Match.Status.QUEUED)
+    lost = Match.objects.filter(status=Match.Status.QUEUED, queued_at__lt=before)
     with transaction.atomic():
-        rows = list(queued.values_list("pk", "kind", "retry_due_at"))
-        queued.filter(pk__in=[pk for pk, _, _ in rows]).update(queued_at=now, resent_at=now)
+        rows = list(lost.values_list("pk", "kind", "retry_due_at"))
+        lost.filter(pk__in=[pk for pk, _, _ in rows]).update(queued_at=now, resent_at=now)
         for pk, kind, due in rows:  # one claimed meanwhile gets a duplicate, which its claim turns away
             queue.play(pk, kind, countdown=(due - now).total_seconds() if due and due > now else None, resent=True)
     if rows:
-        log.warning("re-sent %d queued matches whose message was lost (the broker lost its messages)", len(rows))
+        log.warning("re-sent %d queued matches whose message was lost (the broker started empty)", len(rows))
     return len(rows)
