@@ -109,3 +109,13 @@ def test_rating_numbers_read_as_the_orm_gives_them_with_null_as_nan(alice, bob, 
         assert (elo, games) == (rating.elo, rating.games)  # bit for bit
     assert np.isnan(rows[b.pk][3:]).all() and rows[a.pk][3] == Rating.objects.get(version=a).point_elo
     assert refit_sql.read_numbers(Rating.objects.filter(game="the-game"), fields).shape == (0, 5)
+
+
+@pytest.mark.parametrize("offset", [1, 10**12])  # dense ids (a table of those present) and sparse ones (a sort)
+def test_a_pair_table_lists_each_version_once_with_its_latest_game(offset):
+    rows = np.array([[3, 5, 1, 0, 0, 700], [1, 3, 0, 2, 1, 900], [1, 5, 1, 1, 0, 800]], dtype=np.int64)
+    rows[:, :2] += offset
+    table = refit_sql.table_of(rows)
+    assert table.versions.tolist() == [offset + 1, offset + 3, offset + 5]
+    assert table.latest_us.tolist() == [900, 900, 800]
+    assert (table.rows == rows[:, :5]).all()

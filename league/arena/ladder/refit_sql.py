@@ -112,13 +112,15 @@ def read_pair_changes(pairs: QuerySet, since: int | None) -> PairChanges:
     written = pairs.order_by().annotate(writer_age=RawSQL(f"age({table}.xmin)", ()))
     inner, params = written.values_list(*PAIR_FIELDS, "last_played", "writer_age").query.sql_with_params()
     fields = ("c0", "c1", "c2", "c3", "c4", "(extract(epoch FROM c5) * 1000000)")
-    new = "s.reach IS NULL OR p.c6 <= s.reach"
+    # The snapshot's figures once (a materialized CTE: pulled up into the scan they were computed for every row,
+    # which tripled the read), the pool's rows counted, and the rows written since `since` aggregated.
     sql = (
-        f"SELECT s.horizon, s.next_xid, count(p.c0), count(p.c0) FILTER (WHERE {new}),"
-        f" string_agg({' || '.join(f'int8send({field}::int8)' for field in fields)}, ''::bytea)"
-        f" FILTER (WHERE {new}) FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::int8 AS horizon,"
-        " pg_snapshot_xmax(pg_current_snapshot())::text::int8 AS next_xid, age(%s::text::xid) AS reach) AS s"
-        f" LEFT JOIN ({inner}) AS p(c0, c1, c2, c3, c4, c5, c6) ON true GROUP BY s.horizon, s.next_xid"
+        "WITH s AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::int8 AS horizon,"
+        " pg_snapshot_xmax(pg_current_snapshot())::text::int8 AS next_xid, age(%s::text::xid) AS reach)"
+        f" SELECT s.horizon, s.next_xid, (SELECT count(*) FROM ({inner}) AS q), c.rows, c.data FROM s, LATERAL"
+        f" (SELECT count(*) AS rows, string_agg({' || '.join(f'int8send({field}::int8)' for field in fields)},"
+        f" ''::bytea) AS data FROM ({inner}) AS p(c0, c1, c2, c3, c4, c5, c6)"
+        " WHERE s.reach IS NULL OR p.c6 <= s.reach) AS c"
     )
     since_xid = None if since is None else str(since % 2**32)
     connection.ensure_connection()
@@ -126,7 +128,7 @@ def read_pair_changes(pairs: QuerySet, since: int | None) -> PairChanges:
     # 1.2 million Python ints through arrays, and the server's six array_agg cost half as much again.
     # Django's cursors bind on the client, which cannot ask for binary results; this one binds on the server.
     with psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, (since_xid, *params), binary=True)
+        cursor.execute(sql, (since_xid, *params, *params), binary=True)
         horizon, next_xid, total, count, data = cursor.fetchone()
     rows = np.frombuffer(data or b"", dtype=">i8").astype(np.int64).reshape(-1, len(fields))
     if len(rows) != count:  # a NULL would drop its row from the aggregate: none is allowed
@@ -136,10 +138,24 @@ def read_pair_changes(pairs: QuerySet, since: int | None) -> PairChanges:
 
 def table_of(rows: np.ndarray) -> PairTable:
     """A PairTable of rows as `read_pair_changes` gives them."""
-    versions, index = np.unique(rows[:, :2], return_inverse=True)
+    versions, index = _distinct(rows[:, :2].reshape(-1))
     latest = np.full(len(versions), np.iinfo(np.int64).min)
-    np.maximum.at(latest, index.reshape(-1), np.repeat(rows[:, 5], 2))
+    np.maximum.at(latest, index, np.repeat(rows[:, 5], 2))
     return PairTable(rows[:, :5], versions, latest)
+
+
+def _distinct(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(ids, return_inverse=True)` (non-negative ids); where the ids are dense, by a table of which are
+    present rather than a sort: 1 ms instead of 33 for the 400,000 ids of a ladder of 10,000 bots."""
+    top = int(ids.max()) + 1 if len(ids) else 0
+    if top > 4 * len(ids) + 65_536:
+        return np.unique(ids, return_inverse=True)
+    present = np.zeros(top, dtype=bool)
+    present[ids] = True
+    distinct = np.flatnonzero(present)
+    position = np.zeros(top, dtype=np.int64)
+    position[distinct] = np.arange(len(distinct))
+    return distinct, position[ids]
 
 
 def replace_ratings(game: str, columns: dict[str, ArrayLike], rated: ArrayLike) -> None:
