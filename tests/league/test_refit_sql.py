@@ -119,3 +119,14 @@ def test_a_pair_table_lists_each_version_once_with_its_latest_game(offset):
     assert table.versions.tolist() == [offset + 1, offset + 3, offset + 5]
     assert table.latest_us.tolist() == [900, 900, 800]
     assert (table.rows == rows[:, :5]).all()
+
+
+def test_a_refit_deletes_the_rating_of_a_version_left_in_no_pair(alice, bob, make_version, record_games):
+    a, b, c = make_version(alice, "a"), make_version(bob, "b"), make_version(alice, "c")
+    record_games(a, b, [0, 1])
+    record_games(a, c, [0])
+    refits.refit(RatingPool.ladder("face-to-face"))
+    assert Rating.objects.count() == 3
+    PairResult.objects.filter(second=c).delete()  # as a rebuild that no longer counts c's games would
+    refits.refit(RatingPool.ladder("face-to-face"))
+    assert sorted(Rating.objects.values_list("version_id", flat=True)) == sorted([a.pk, b.pk])

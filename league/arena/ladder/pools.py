@@ -129,19 +129,21 @@ def still_playing(
 def _write_ladder(game: str, fitted: bradley_terry.Fit, last_played_us: np.ndarray, now: datetime) -> None:
     """The `Rating` rows of the versions still playing (as `still_playing` picks them, in arrays: ten thousand
     versions a refit), and a history point for each whose rating moved."""
-    rated = versions = np.asarray(fitted.players, dtype=np.int64)
-    stored_games, last = history.stored(game).of(versions)
+    versions = np.asarray(fitted.players, dtype=np.int64)
+    stored = history.stored(game)
+    stale = stored.versions[~np.isin(stored.versions, versions)]  # rated once, no longer in any pair
+    stored_games, last = stored.of(versions)
     playing = np.flatnonzero(np.isin(versions, _ladder_versions(game)) | (stored_games != fitted.games))
     low, high = fitted.bounds
     new = history.Points(fitted.elo, low, high, fitted.games).take(playing)
-    last, versions = last.take(playing), versions[playing]
+    last, written = last.take(playing), versions[playing]
     moved = history.moved(last, new)
-    RatingPoint.objects.bulk_create(history.point_rows(game, versions[moved], new.take(moved), now), batch_size=2_000)
+    RatingPoint.objects.bulk_create(history.point_rows(game, written[moved], new.take(moved), now), batch_size=2_000)
     points = new.where(moved, last)
     refit_sql.replace_ratings(
         game,
         {
-            "version_id": versions,
+            "version_id": written,
             "elo": new.elo,
             "low": new.low,
             "high": new.high,
@@ -154,7 +156,7 @@ def _write_ladder(game: str, fitted: bradley_terry.Fit, last_played_us: np.ndarr
             "point_high": points.high,
             "point_games": points.games,
         },
-        rated=rated,
+        stale=stale,
     )
 
 

@@ -37,6 +37,7 @@ class PairTable:
     rows: np.ndarray  # shape (pairs, 5), int64
     versions: np.ndarray  # every version in the rows, ascending
     latest_us: np.ndarray  # per version: its latest rated game, microseconds since 1970
+    index: np.ndarray  # shape (pairs, 2): each row's two versions as positions in `versions`
 
     @cached_property
     def last_played(self) -> dict[int, datetime]:
@@ -141,7 +142,7 @@ def table_of(rows: np.ndarray) -> PairTable:
     versions, index = _distinct(rows[:, :2].reshape(-1))
     latest = np.full(len(versions), np.iinfo(np.int64).min)
     np.maximum.at(latest, index, np.repeat(rows[:, 5], 2))
-    return PairTable(rows[:, :5], versions, latest)
+    return PairTable(rows[:, :5], versions, latest, index.reshape(-1, 2))
 
 
 def _distinct(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -158,17 +159,16 @@ def _distinct(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return distinct, position[ids]
 
 
-def replace_ratings(game: str, columns: dict[str, ArrayLike], rated: ArrayLike) -> None:
+def replace_ratings(game: str, columns: dict[str, ArrayLike], stale: ArrayLike) -> None:
     """Write these Rating rows of `game` (one array per column of RATING_COLUMNS but `game`, a row per index;
-    `last_played` in microseconds since 1970) and delete its rows of versions not in `rated`; rows of other `rated`
-    versions stay as they are."""
+    `last_played` in microseconds since 1970) and delete its rows of the `stale` versions (no longer fitted)."""
     if set(columns) != set(RATING_COLUMNS) - {"game"}:
         raise ValueError(f"columns must be {sorted(set(RATING_COLUMNS) - {'game'})}, got {sorted(columns)}")
-    rated = np.asarray(rated, dtype=np.int64)
-    if not np.isin(np.asarray(columns["version_id"], dtype=np.int64), rated).all():
-        raise ValueError("every row written must be of a rated version")
+    stale = np.asarray(stale, dtype=np.int64)
+    if np.isin(np.asarray(columns["version_id"], dtype=np.int64), stale).any():
+        raise ValueError("a row written is of a stale version")
     if connection.vendor != "postgresql":
-        Rating.objects.filter(game=game).exclude(version_id__in=rated.tolist()).delete()
+        Rating.objects.filter(game=game, version_id__in=stale.tolist()).delete()
         values = {name: np.asarray(column).tolist() for name, column in columns.items()}
         values["last_played"] = [EPOCH + timedelta(microseconds=us) for us in values["last_played"]]
         rows = [dict(zip(values, row, strict=True)) for row in zip(*values.values(), strict=True)]
@@ -187,12 +187,11 @@ def replace_ratings(game: str, columns: dict[str, ArrayLike], rated: ArrayLike) 
     connection.ensure_connection()
     with psycopg.Cursor(connection.connection) as cursor:
         cursor.adapters.register_dumper(BinaryArray, _BinaryArrayDumper)
-        # An anti-join on the unnested ids: `NOT (version_id = ANY(ids))` compared each row with every id.
-        cursor.execute(
-            f"DELETE FROM {table} AS r WHERE r.game = %s"
-            " AND NOT EXISTS (SELECT FROM unnest(%b::int8[]) AS k(id) WHERE k.id = r.version_id)",
-            (game, binary_array(rated, "int8")),
-        )
+        if len(stale):
+            cursor.execute(
+                f"DELETE FROM {table} WHERE game = %s AND version_id = ANY(%b::int8[])",
+                (game, binary_array(stale, "int8")),
+            )
         cursor.execute(
             f"INSERT INTO {table} (game, {', '.join(names)}) SELECT %s, * FROM unnest({arrays})"
             f" ON CONFLICT (version_id) DO UPDATE SET {updates}",
