@@ -127,7 +127,7 @@ def test_a_request_queues_one_refit_and_none_while_one_runs(alice, bob, make_ver
     refits.request(RatingPool.ladder("face-to-face"))
     refits.request(RatingPool.ladder("face-to-face"))
     assert len(sent) == 1  # a refit is asked for already: these ride on it
-    assert sent.options[0]["countdown"] == refits.WINDOW  # matches streaming in meanwhile ride on it too
+    assert sent.options[0]["countdown"] == refits.FIRST_WAIT  # matches stored meanwhile ride on it too
     # A claim whose holder died is taken over after the lease, the upkeep asking for the refit again.
     RatingFit.objects.filter(game="face-to-face").update(claimed_at=timezone.now() - refits.LEASE - timedelta(1))
     refits.request(RatingPool.ladder("face-to-face"))
@@ -161,7 +161,7 @@ def test_matches_stored_during_a_refit_are_covered_by_one_more_refit(
     # (each stored fit has the ladder scheduled)
     assert [name for name, _ in sent if name != "schedule_ladder"] == ["refit_ratings"] * 2
     follow_up = [options for (name, _), options in zip(sent, sent.options, strict=True) if name == "refit_ratings"][1]
-    assert 0 <= follow_up["countdown"] < refits.WINDOW  # those matches waited out the fit: the rest of a window
+    assert 0 <= follow_up["countdown"] < refits.WINDOW  # those matches waited out the fit already
     assert refits.run(RatingPool.ladder("face-to-face")) == 1
     assert fits == [1, 6]  # one more fit covered all three matches
     assert Rating.objects.get(version=a).games == 6
@@ -170,10 +170,11 @@ def test_matches_stored_during_a_refit_are_covered_by_one_more_refit(
     assert refits.run(RatingPool.ladder("face-to-face")) == 0  # nothing asked for: a leftover task does nothing
 
 
-def test_a_refit_asked_for_during_a_fit_waits_the_rest_of_a_window_from_its_start():
-    assert refits.next_countdown(0.25) == refits.WINDOW - 0.25
-    assert refits.next_countdown(refits.WINDOW) == 0.0
-    assert refits.next_countdown(3 * refits.WINDOW) == 0.0  # a fit longer than a window: the next starts at once
+def test_a_refit_asked_for_during_a_fit_shows_its_matches_a_window_or_two_fits_after_that_fit_read_them():
+    for took in (0.0, 0.1, 0.25, 0.45):  # quick fits: the next ends a window after this one began
+        assert took + refits.next_countdown(took) + took == pytest.approx(refits.WINDOW)
+    for took in (refits.WINDOW / 2, refits.WINDOW, 3 * refits.WINDOW):  # slow ones run back to back
+        assert refits.next_countdown(took) == 0.0
 
 
 def test_the_leaderboard_hears_of_a_stored_refit_once_it_commits(
@@ -238,7 +239,7 @@ def test_when_the_broker_started_empty_a_refit_on_its_way_is_sent_again(alice, b
     assert refits.resume_stale() == 0  # on its way
     assert refits.resume_stale(broker_lost=True) == 1  # the worker holding it dropped it with the broker
     assert sent == [("refit_ratings", ("face-to-face",))]
-    assert 0 < sent.options[0]["countdown"] <= refits.WINDOW  # still due when it was
+    assert 0 < sent.options[0]["countdown"] <= refits.FIRST_WAIT  # still due when it was
     token = refits.claim(RatingPool.ladder("face-to-face"))
     sent.clear()
     assert refits.resume_stale(broker_lost=True) == 0 and sent == []  # a live claim covers it

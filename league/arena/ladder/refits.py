@@ -8,13 +8,14 @@ in which matches were stored: a refit from scratch gives the same numbers.
 Refits are coalesced per pool through its `RatingFit` row (keyed by the pool's key):
 
 - `request(pool)` (after a rated match commits) sets `pending`; the request that sets it (not those that find it set
-  already) queues a refit `WINDOW` seconds later, unless one holds a live claim. Matches streaming in meanwhile ride
-  on that one refit: a ladder is refitted at most about once a window however fast matches are stored.
+  already) queues a refit `FIRST_WAIT` seconds later, unless one holds a live claim. Matches stored meanwhile ride
+  on that one refit.
 - `run(pool)` claims the row with a conditional UPDATE (only while `pending` is set; a claim whose holder stopped
   refreshing it for `LEASE` is taken over), clears `pending`, fits and stores, and releases the claim; if `pending`
-  was set again meanwhile (matches arrived during the fit) it queues one more refit, covering them all, a window
-  after this one began: those matches have waited out the fit already, so after a fit longer than the window (a
-  big ladder) the next one starts at once, and a match's ratings trail it by at most about two fits.
+  was set again meanwhile (matches arrived during the fit) it queues one more refit, covering them all, timed so that
+  a match stored just after this fit read its pairs shows within a `WINDOW` of that read, or within two fits where
+  two fits take longer (`next_countdown`). While matches stream in, a ladder whose fits are quick is thus refitted
+  about once a window, and one whose fits take half a window or more (thousands of versions) back to back.
 
 No request is lost between a refit finishing and a new match arriving: a request that finds a live claim leaves the
 refit to the claimant, which looks at `pending` after its release; one that comes after the release finds no claim
@@ -51,8 +52,10 @@ log = logging.getLogger(__name__)
 ANCHOR = 1500.0
 # A refit's heartbeat comes every second (league.arena.lib.heartbeats): silent this long, it is dead.
 LEASE = timedelta(seconds=5)
-# Matches stored within this many seconds of the one that asked for a refit ride on that one refit.
+# While matches stream in, a match shows in the ratings within this many seconds (or two fits, if longer).
 WINDOW = 1.0
+# The refit asked for by a match when none is asked for waits this long: the matches stored meanwhile ride on it.
+FIRST_WAIT = WINDOW / 2
 # A refit sent this long past its countdown and still not claimed was lost (the broker restarted empty, say).
 SENT_GRACE = timedelta(seconds=2)
 
@@ -88,11 +91,10 @@ def read_counts(pool: RatingPool) -> GameCounts:
 
 def counts_of(table: refit_sql.PairTable) -> GameCounts:
     """A fit's input from the pair rows."""
-    index = np.searchsorted(table.versions, table.rows[:, :2])
     return GameCounts(
         players=table.versions.tolist(),
-        a=index[:, 0],
-        b=index[:, 1],
+        a=table.index[:, 0],
+        b=table.index[:, 1],
         wins_a=table.rows[:, 2],
         wins_b=table.rows[:, 3],
         draws=table.rows[:, 4],
@@ -131,7 +133,7 @@ def _live_claim() -> Q:
 
 
 def request(pool: RatingPool) -> None:
-    """Ask for a refit of `pool` covering everything committed so far, within about WINDOW seconds."""
+    """Ask for a refit of `pool` covering everything committed so far, within about FIRST_WAIT seconds."""
     # Only a row not yet pending is written (and locked): under a stream of matches most requests write nothing,
     # and send nothing either: the refit asked for by the request that set `pending` covers theirs too.
     if not RatingFit.objects.filter(game=pool.key, pending=False).update(pending=True):
@@ -139,7 +141,7 @@ def request(pool: RatingPool) -> None:
         if not RatingFit.objects.filter(game=pool.key, pending=False).update(pending=True):
             return
     if not RatingFit.objects.filter(_live_claim(), game=pool.key).exists():
-        _send(pool.key, countdown=WINDOW)
+        _send(pool.key, countdown=FIRST_WAIT)
 
 
 def claim(pool: RatingPool, worker: str = "") -> uuid.UUID | None:
@@ -191,8 +193,9 @@ def run(pool: RatingPool, worker: str = "") -> int:
 
 
 def next_countdown(took: float) -> float:
-    """How long the refit asked for during a fit that `took` seconds waits: the rest of a window from its start."""
-    return round(max(0.0, WINDOW - took), 3)
+    """How long the refit asked for during a fit that `took` seconds waits: a match stored just after that fit read
+    the pairs then shows a WINDOW after the read, or two fits after it where they take longer (no wait at all)."""
+    return round(max(0.0, WINDOW - 2.0 * took), 3)
 
 
 def _release(pool: RatingPool, token: uuid.UUID) -> None:
