@@ -140,6 +140,33 @@ def test_a_bots_page_lists_its_costliest_marked_turns(game, alice, sent, ask):
     assert worst[0]["url"] == f"/games/{game.pk}/#turn=9"
 
 
+def test_a_blunder_marked_by_cards_says_so_and_ranks_by_its_cost_in_points(game, alice, sent, ask):
+    analysis, _ = ask(alice, game)
+    marked = [
+        {"turn": 3, "seat": 0, "mark": "blunder", "loss": 0.16, "cards_loss": 0.4},
+        {"turn": 7, "seat": 0, "mark": "blunder", "loss": 0.02, "cards_loss": 6.0},  # a lost game: cards thrown away
+    ]
+    GameAnalysis.objects.filter(pk=analysis.pk).update(status="done", marked=marked)
+    worst = blunders.worst(game.seats.get(seat=0).version.bot)
+    assert [(item["turn"], item["by_cards"], item["cards"], item["cost"]) for item in worst] == [
+        (7, True, 6.0, 20.0),  # 6 cards at 10 points per 3 cards (the mistake thresholds' rate)
+        (3, False, 0.4, 16.0),
+    ]
+
+
+def test_an_analysis_by_an_older_engine_is_made_again_and_lists_no_blunders(game, alice, sent, ask, monkeypatch):
+    analysis, _ = ask(alice, game)
+    marked = [{"turn": 3, "seat": 0, "mark": "blunder", "loss": 0.2}]
+    GameAnalysis.objects.filter(pk=analysis.pk).update(status="done", marked=marked)
+    bot = game.seats.get(seat=0).version.bot
+    assert requests.current(game) == analysis and blunders.worst(bot)
+    monkeypatch.setattr(requests, "engine_version", lambda: "99.newer-models")
+    assert requests.current(game) is None, "an older engine's analysis is not today's"
+    assert blunders.worst(bot) == []
+    again, queued = ask(alice, game)
+    assert queued and again.pk != analysis.pk and again.engine == "99.newer-models"
+
+
 def test_a_log_that_no_longer_replays_fails_the_analysis_with_the_reason(game, alice, sent, ask):
     analysis, _ = ask(alice, game)
     log = game.verified_log()

@@ -1,5 +1,6 @@
-"""Asking for a game's analysis: one per game and precision, shared by everyone, counted against the daily limit
-of the user who first asked (`ARENA_ANALYSES_PER_DAY`); what the API and the replay page show of it (`describe`)."""
+"""Asking for a game's analysis: one per game, precision and engine version, shared by everyone, counted against the
+daily limit of the user who first asked (`ARENA_ANALYSES_PER_DAY`); what the API and the replay page show of it
+(`describe`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from bots.analysis.engine import engine_version
 from bots.analysis.rollouts import HORIZON, Precision
 from league.arena import queue
 from league.arena.lib import quotas
@@ -34,14 +36,20 @@ def precision() -> Precision:
     return Precision(max_samples=settings.ARENA_ANALYSIS_ROLLOUTS, horizon=HORIZON)
 
 
-def _key() -> dict[str, Any]:
+def current_key() -> dict[str, Any]:
+    """The fields that tell today's analyses (precision, seed and engine) from those made before a change."""
     chosen = precision()
-    return {"rollouts": chosen.max_samples, "horizon": chosen.horizon, "seed": ANALYSIS_SEED}
+    return {
+        "rollouts": chosen.max_samples,
+        "horizon": chosen.horizon,
+        "seed": ANALYSIS_SEED,
+        "engine": engine_version(),
+    }
 
 
 def current(game: Game) -> GameAnalysis | None:
-    """The game's analysis at today's precision, if anyone asked for it."""
-    return GameAnalysis.objects.filter(game=game, **_key()).first()
+    """The game's analysis at today's precision and by today's engine, if anyone asked for it."""
+    return GameAnalysis.objects.filter(game=game, **current_key()).first()
 
 
 def asked_today(user_id: int, now: datetime | None = None) -> int:
@@ -58,7 +66,7 @@ def ask(user: AbstractBaseUser, game: Game, automatic: bool = False) -> tuple[Ga
     for this request). A new one counts against `user`'s daily limit and raises LimitReached past it."""
     now = timezone.now()
     with transaction.atomic():
-        found = GameAnalysis.objects.select_for_update().filter(game=game, **_key()).first()
+        found = GameAnalysis.objects.select_for_update().filter(game=game, **current_key()).first()
         if found is not None and found.status != GameAnalysis.Status.FAILED:
             _resend_if_lost(found, now)
             return found, False
@@ -74,9 +82,9 @@ def ask(user: AbstractBaseUser, game: Game, automatic: bool = False) -> tuple[Ga
         else:
             try:
                 with transaction.atomic():
-                    analysis = GameAnalysis.objects.create(game=game, **_key(), **fresh)
+                    analysis = GameAnalysis.objects.create(game=game, **current_key(), **fresh)
             except IntegrityError:  # someone else asked at the same moment: theirs is shared
-                return GameAnalysis.objects.get(game=game, **_key()), False
+                return GameAnalysis.objects.get(game=game, **current_key()), False
         queue.analyse_game(analysis.pk)
     return analysis, True
 

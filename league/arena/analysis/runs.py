@@ -57,7 +57,7 @@ def run(analysis_id: int) -> bool:
         raise
     result = figures.to_json()
     marked = [
-        {"turn": turn["turn"], "seat": turn["seat"], "mark": turn["mark"], "loss": turn["loss"]}
+        {key: turn[key] for key in ("turn", "seat", "mark", "loss", "cards_loss") if turn.get(key) is not None}
         for turn in result["turns"]
         if turn["mark"] in ("mistake", "blunder")
     ]

@@ -26,6 +26,9 @@ class GameAnalysis(models.Model):
     rollouts = models.PositiveIntegerField(help_text="Rollouts per turn at most (the analysis's precision).")
     horizon = models.PositiveSmallIntegerField(help_text="Turns of expert play in each rollout before the leaf model.")
     seed = models.CharField(max_length=40, default="0")
+    engine = models.CharField(
+        max_length=40, default="", help_text="bots.analysis.engine.engine_version() of the engine that made it."
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     turns_done = models.PositiveIntegerField(default=0)
     turns_total = models.PositiveIntegerField(default=0)
@@ -46,7 +49,9 @@ class GameAnalysis(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint("game", "rollouts", "horizon", "seed", name="game_analysis_unique_precision")
+            models.UniqueConstraint(
+                "game", "rollouts", "horizon", "seed", "engine", name="game_analysis_unique_precision_engine"
+            )
         ]
         # The per-user daily limit counts a user's newest requests.
         indexes = [models.Index(fields=["requested_by", "created"], name="game_analysis_requester")]
