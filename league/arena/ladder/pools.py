@@ -17,7 +17,7 @@ from datetime import datetime
 import numpy as np
 from django.db.models import QuerySet
 
-from league.arena.ladder import bradley_terry, history, refit_sql
+from league.arena.ladder import bradley_terry, history, refit_sql, vacuuming
 from league.arena.models import (
     COMPETITIVE_GAMES,
     Bot,
@@ -140,6 +140,7 @@ def _write_ladder(game: str, fitted: bradley_terry.Fit, last_played_us: np.ndarr
     moved = history.moved(last, new)
     RatingPoint.objects.bulk_create(history.point_rows(game, written[moved], new.take(moved), now), batch_size=2_000)
     points = new.where(moved, last)
+    vacuuming.rewrote(Rating, len(written))
     refit_sql.replace_ratings(
         game,
         {
@@ -164,6 +165,7 @@ def _write_coop(pool: RatingPool, fitted: dict[int, bradley_terry.Rating]) -> No
     rows = SeasonRating.objects.filter(season_id=pool.season, players=pool.players)
     rows.exclude(version_id__in=list(fitted)).delete()
     playing = still_playing(pool.game, fitted, dict(rows.values_list("version_id", "comparisons")))
+    vacuuming.rewrote(SeasonRating, len(playing))
     SeasonRating.objects.bulk_create(
         [
             SeasonRating(

@@ -41,7 +41,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from league.arena import queue
-from league.arena.ladder import bradley_terry, kept_pairs, refit_sql
+from league.arena.ladder import bradley_terry, kept_pairs, refit_sql, vacuuming
 from league.arena.ladder.pools import RatingPool
 from league.arena.lib import claimants, heartbeats, retrying, signals
 from league.arena.models import Match, RatingFit
@@ -182,6 +182,7 @@ def run(pool: RatingPool, worker: str = "") -> int:
                     if state.update(claim_token=None, claimed_at=None):
                         if RatingFit.objects.filter(game=pool.key, pending=True).exists():  # stored during the fit
                             _send(pool.key, countdown=next_countdown(time.monotonic() - began))
+                        vacuuming.vacuum_if_due()
                         return stored
     except retrying.TRANSIENT as error:
         # Hand the claim back as soon as the database answers, so the task's retry takes it at once.
