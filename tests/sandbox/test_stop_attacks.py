@@ -164,7 +164,7 @@ def test_an_opponent_on_a_shared_core_keeps_its_share_and_its_turn_times(sandbox
             _pin(player.sandbox_pid, cpu)
         opponent, honest, attacker = players
         figures = {"honest": [], "attacker": []}
-        for _ in range(3):
+        for _ in range(5):
             figures["honest"].append(_beside(opponent, honest, 8))
             figures["attacker"].append(_beside(opponent, attacker, 8))
     finally:
@@ -172,7 +172,8 @@ def test_an_opponent_on_a_shared_core_keeps_its_share_and_its_turn_times(sandbox
         for player in players:
             player.close()
     share = {name: statistics.median(row[0] for row in rows) for name, rows in figures.items()}
-    turn = {name: statistics.median(row[1] for row in rows) for name, rows in figures.items()}
+    # Turn times move with the machine's other load on that CPU, which the share leaves out; that load only ever adds
+    # time, so each side's least disturbed round is compared (an attacker that slows the opponent slows every round).
+    turn = {name: min(row[1] for row in rows) for name, rows in figures.items()}
     assert share["attacker"] >= 0.9 * share["honest"], (share, turn)
-    # turn times move with the machine's other load on that CPU, which the share leaves out: a looser bound
     assert turn["attacker"] <= 1.5 * turn["honest"], (share, turn)
