@@ -61,11 +61,17 @@ def test_a_drill_stopped_by_a_signal_stops_its_services_and_workers():
             time.sleep(0.2)
         started = set(harness.process_tree(drill.pid)) - {drill.pid}
         # The folders they keep their files in: PostgreSQL's cluster (-D), the drill's own (the workers' data in it).
+        # Only Celery's processes are asked for their data folder: the others inherit this test's environment, whose
+        # ARENA_DATA_DIR (a test process's own, under /tmp) is not the drill's.
         folders = {
             Path(argv[argv.index("-D") + 1]).parent
             for argv in (command_line(pid).split() for pid in started)
             if argv and argv[0].endswith("postgres") and "-D" in argv
-        } | {Path(data).parent for pid in started if (data := environment(pid).get("ARENA_DATA_DIR"))}
+        } | {
+            Path(data).parent
+            for pid in started
+            if " celery " in command_line(pid) and (data := environment(pid).get("ARENA_DATA_DIR"))
+        }
         assert len(folders) == 2 and all(folder.is_dir() for folder in folders), folders
         drill.send_signal(number)
         output = drill.communicate(timeout=90)[0].decode()
