@@ -55,7 +55,7 @@ def read(pairs: QuerySet) -> refit_sql.PairTable:
         kept = _kept.get(key)
     changes = refit_sql.read_pair_changes(pairs, since=kept.horizon if kept else None)
     table = _brought_up_to_date(kept, changes)
-    if table is None:  # deleted rows, ids too large for a key, or another database: read them all
+    if table is None and changes.since is not None:  # deleted rows or another database: read them all
         changes = refit_sql.read_pair_changes(pairs, since=None)
         table = _brought_up_to_date(None, changes)
     with _lock:
