@@ -250,3 +250,5 @@ def test_a_bots_blunders_are_cached_until_one_of_its_analyses_is_stored(
         assert runs.run(analysis.pk)
     shown = client.get(page).content.decode()
     assert f'Game {game.pk}, turn 4</a>: <span class="mark mark-blunder">blunder</span> 25.0 points' in shown
+    monkeypatch.setattr(requests, "engine_version", lambda: "99.newer-models")
+    assert "Worst blunders" not in client.get(page).content.decode(), "an older engine's blunders are not kept"

@@ -34,6 +34,11 @@ def worst(bot: Bot, count: int = 5) -> list[dict[str, Any]]:
     return found[:count]
 
 
+def cache_name(bot: Bot) -> str:
+    """The page cache's name for `worst(bot)`: an engine change (current_key) makes other analyses today's."""
+    return f"bot-blunders:{bot.pk}:{current_key()['engine']}"
+
+
 def _described(game_id: int, kind: str, turn: dict[str, Any]) -> dict[str, Any]:
     points = round(100 * turn["loss"], 1)
     cards = turn.get("cards_loss")

@@ -39,7 +39,7 @@ def bot_page(request: HttpRequest, bot: Bot) -> HttpResponse:
     context["form"] = NewVersionForm() if context["is_owner"] else None
     context.update(scrim_views.bot_page_part(request, bot))
     context["blunders"] = caching.fragment(
-        f"bot-blunders:{bot.pk}", caching.bot_analyses_scope(bot.pk), lambda: blunders.worst(bot)
+        blunders.cache_name(bot), caching.bot_analyses_scope(bot.pk), lambda: blunders.worst(bot)
     )
     context.update(test_views.bot_page_part(request, bot))
     return render(request, "arena/bot.html", context)
