@@ -40,17 +40,27 @@ class Channel:
         self.pid = os.getpid()  # for good: nothing in the sandbox may fork (seccomp)
 
     def receive(self) -> dict | None:
+        header = self.protocol.REQUEST_HEADER
+        buffer = self._read_until(header)
+        if buffer is None:
+            return None
+        end = header + self.protocol.request_length(buffer[:header])
+        buffer = self._read_until(end)
+        if buffer is None:
+            return None
+        self.buffer = buffer[end:]
+        return self.protocol.decode_request(buffer[header:end])
+
+    def _read_until(self, size: int) -> bytes | None:
+        """The buffer once it holds at least `size` bytes; None if the runner closed the pipe first."""
         buffer = self.buffer
-        end = buffer.find(b"\n")
-        while end < 0:  # usually one read: the whole request came while we were stopped
-            chunk = os.read(self.proto_in, 1 << 16)
+        while len(buffer) < size:  # usually one read: the whole request came while we were stopped
+            chunk = os.read(self.proto_in, max(1 << 16, size - len(buffer)))
             if not chunk:
                 return None
-            searched = len(buffer)
             buffer = buffer + chunk if buffer else chunk
-            end = buffer.find(b"\n", searched)
-        self.buffer = buffer[end + 1 :]
-        return self.protocol.check_request(self.protocol.decode(buffer[:end], cap=1 << 30))
+        self.buffer = buffer
+        return buffer
 
     def send(self, message: dict) -> None:
         try:

@@ -31,8 +31,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from bots import protocol
 from bots.players import BotFailure
 from bots.sandbox import cgroups, forkserver, pause, scheduling, scratch, seccomp, staging
@@ -50,16 +48,6 @@ TAIL_CHARS = 2000  # of the log, attached to a failure
 REAP_SECONDS = 5.0
 YIELDS_BEFORE_SLEEPING = 50  # while a harness that has replied is on its way to stopping (microseconds, usually)
 EXIT_GRACE_SECONDS = 0.05  # for every thread of a process whose main thread has exited to be gone
-
-
-def encode_request(message: dict[str, Any]) -> bytes:
-    """A request as a protocol line: orjson, byte for byte what protocol.encode makes of the runner's
-    JSON-ready messages and 25 times faster for an observation; protocol.encode for what orjson refuses
-    (e.g. integers beyond 64 bits), so that every error is the protocol's own."""
-    try:
-        return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
-    except orjson.JSONEncodeError:
-        return protocol.encode(message)
 
 
 class SandboxProcess:
@@ -321,7 +309,7 @@ class SandboxProcess:
             public = f"unrequested output before {kind!r}"
             self._fail(Termination.PROTOCOL_ERROR, public, f"{public}: {protocol.preview(self.buffer)}")
         held = self._cpu_while_held(kind) if self.stopped else 0.0
-        self.outgoing = self._write(memoryview(encode_request(message)), kind)  # usually all of it at once
+        self.outgoing = self._write(memoryview(protocol.encode_request(message)), kind)  # usually all of it at once
         if self.outgoing:
             self.poller.register(self.stdin, select.POLLOUT)
         if self.stopped:

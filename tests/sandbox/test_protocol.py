@@ -1,15 +1,18 @@
-"""The line protocol: strict JSON objects, one per line, capped, with named errors."""
+"""The protocol: replies as strict JSON objects, one per line, capped, with named errors; requests as the runner's
+messages, which the harness rebuilds exactly as JSON would carry them."""
 
 from __future__ import annotations
 
 import json
+import os
+import threading
 
 import pytest
 
 import games
 from bots import protocol
 from bots.protocol import ProtocolError
-from bots.sandbox.process import encode_request
+from bots.sandbox.harness import Channel
 
 
 def test_encode_is_compact_json_with_a_newline_and_round_trips():
@@ -92,17 +95,92 @@ def _observations(game: str, players: int, count: int) -> list[dict]:
     return found
 
 
-@pytest.mark.parametrize(("game", "players"), [("face-to-face", 2), ("the-game", 3), ("extreme", 2)])
-def test_the_runner_encodes_requests_exactly_as_the_protocol_does(game, players):
+def _typed(value: object) -> object:
+    """The value with every part's exact type beside it (1, 1.0 and True are equal, but not the same JSON)."""
+    if isinstance(value, dict):
+        return ("dict", [(_typed(key), _typed(item)) for key, item in value.items()])
+    if isinstance(value, list):
+        return ("list", [_typed(item) for item in value])
+    return (type(value).__name__, value)
+
+
+def _containers(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [value, *(part for item in value.values() for part in _containers(item))]
+    if isinstance(value, list):
+        return [value, *(part for item in value for part in _containers(item))]
+    return []
+
+
+def _as_harness_receives(message: dict) -> dict:
+    data = protocol.encode_request(message)
+    assert protocol.request_length(data[: protocol.REQUEST_HEADER]) == len(data) - protocol.REQUEST_HEADER
+    return protocol.decode_request(data[protocol.REQUEST_HEADER :])
+
+
+@pytest.mark.parametrize(
+    ("game", "players"), [("face-to-face", 2), ("the-game", 1), ("the-game", 3), ("the-game", 5), ("extreme", 2)]
+)
+def test_the_harness_receives_each_request_exactly_as_json_carries_it(game, players):
+    """The bot gets the engine's observation type for type, as a JSON line would give it, every list and object its
+    own (a bot that changes one part of its observation changes nothing else of it)."""
     messages = [{"type": "play", "observation": observation} for observation in _observations(game, players, 60)]
+    shared = [3, 4]
     messages.append({"type": "new_game", "info": {"game": game, "players": players, "seat": 1, "seed": "s:3",
-                                                  "options": {"deck": [1, 2.5, None, True, "é"]}}})  # fmt: skip
+                                                  "options": {"deck": [1, 2.5, None, True, "é", 1 << 70],
+                                                              "a": shared, "b": shared}}})  # fmt: skip
     for message in messages:
-        assert encode_request(message) == protocol.encode(message)
+        received = _as_harness_receives(message)
+        assert _typed(received) == _typed(json.loads(protocol.encode(message)))
+        containers = _containers(received)
+        assert len({id(container) for container in containers}) == len(containers)
 
 
-def test_what_orjson_refuses_is_encoded_or_refused_by_the_protocol():
-    huge = {"type": "new_game", "info": {"seed": 1 << 70}}
-    assert encode_request(huge) == protocol.encode(huge)
-    with pytest.raises(protocol.ProtocolError):
-        encode_request({"type": "play", "observation": {"cards": {1, 2}}})
+def test_what_marshal_cannot_carry_is_carried_as_json_carries_it_or_refused():
+    class Seat(int):
+        pass
+
+    message = {"type": "play", "observation": {"seat": Seat(1), "hand": [Seat(2)]}}
+    assert _typed(_as_harness_receives(message)) == _typed({"type": "play", "observation": {"seat": 1, "hand": [2]}})
+    with pytest.raises(ProtocolError, match="not JSON-serialisable"):
+        protocol.encode_request({"type": "play", "observation": {"bot": object()}})
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [(b"\xff", "not marshal data"), (b"", "not marshal data"), (b"[\x00\x00\x00\x00", "must be an object"),
+     (protocol.encode_request({"kind": "play"})[4:], "string 'type'"),
+     (protocol.encode_request({"type": "quit"})[4:], "unknown request type")],
+)  # fmt: skip
+def test_the_harness_refuses_what_is_not_a_request(body, words):
+    with pytest.raises(ProtocolError, match=words):
+        protocol.decode_request(body)
+
+
+def test_a_request_past_the_cap_is_refused_by_its_length():
+    with pytest.raises(ProtocolError, match="exceeds"):
+        protocol.request_length((protocol.REQUEST_CAP + 1).to_bytes(protocol.REQUEST_HEADER, "little"))
+
+
+def test_the_harness_reads_requests_however_the_pipe_splits_them():
+    """Two requests in one write, then one far larger than a pipe holds, written in small pieces; then the end."""
+    small = [{"type": "new_game", "info": {"seat": seat}} for seat in (0, 1)]
+    large = {"type": "play", "observation": {"history": list(range(100_000)), "name": "é" * 50_000}}
+    data = b"".join(protocol.encode_request(message) for message in small) + protocol.encode_request(large)
+    reading, writing = os.pipe()
+
+    def write() -> None:
+        os.write(writing, data[:17])  # the first request and part of the second
+        for start in range(17, len(data), 3001):
+            os.write(writing, data[start : start + 3001])
+        os.close(writing)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    channel = Channel(reading, -1, protocol)
+    try:
+        assert [channel.receive() for _ in range(3)] == [*small, large]
+        assert channel.receive() is None
+    finally:
+        writer.join()
+        os.close(reading)
