@@ -375,6 +375,10 @@ ARENA_BANK_SECONDS = env_float("ARENA_BANK_SECONDS", 10.0, minimum=0.0)
 ARENA_STARTUP_SECONDS = env_float("ARENA_STARTUP_SECONDS", 5.0, minimum=0.001)
 # A running match (or refit) whose heartbeat, sent every second, is this old is presumed dead and played again.
 ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 5, minimum=2)
+# A match's store whose worker sends nothing for this long between two statements (frozen, paused) is ended by
+# PostgreSQL, so that the row locks it holds (its versions' results, which other stores write too) keep no other
+# worker waiting; the worker tries the store again once it runs, if its lease is still alive (lib/stalls.py). 0: never.
+ARENA_STORE_IDLE_SECONDS = env_float("ARENA_STORE_IDLE_SECONDS", 1.0, minimum=0.0)
 ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 3, minimum=1)
 # The co-op challenge ladders (league/arena/coop/challenges.py): matches queued or running at once, self-play team
 # sizes.

@@ -52,6 +52,11 @@ class Heartbeat:
         """Whether the whole process stood still at some time after the monotonic `moment`."""
         return self.last_stall is not None and self.last_stall > moment
 
+    def past_lease(self) -> bool:
+        """Whether, by this process's own clock, its last beat is more than a lease old: the work may have been taken
+        over (the thread sees it only when it next wakes)."""
+        return self.lease is not None and time.monotonic() - self.last_beat > self.lease
+
     def __enter__(self) -> Heartbeat:
         self.last_beat = time.monotonic()
         if not connection.in_atomic_block:

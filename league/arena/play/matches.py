@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, OperationalError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -26,7 +26,7 @@ from bots.reply_bounds import storable_text
 from bots.sandbox.limits import SandboxLimits
 from games import Termination
 from league.arena import queue
-from league.arena.lib import claimants, heartbeats, retrying
+from league.arena.lib import claimants, heartbeats, retrying, stalls
 from league.arena.lib.unpack_limits import upload_limits
 from league.arena.models import BotUpload, BotVersion, Match
 from league.arena.play import events, hosts, results
@@ -43,6 +43,11 @@ MAX_SILENT_RUNS = 10
 
 class ClaimLost(Exception):
     """Another worker took the match over, or may have (this one was presumed dead); drop this run's results."""
+
+
+class StoreStoodIdle(OperationalError):
+    """This worker stood still in the middle of storing a match, and the database ended the store's transaction
+    (stalls.end_if_idle): a passing error, tried again under the claim's and the lease's checks."""
 
 
 class WorkerStalled(Exception):
@@ -171,8 +176,17 @@ def _play_claimed(match: Match, token: uuid.UUID) -> bool:
         except Exception as error:
             _run_failed(match, token, versions, error, "the match runner failed")
             raise
+
+        def store_while_held() -> None:
+            try:
+                store(match, token, versions, result)
+            except StoreStoodIdle as error:
+                if heartbeat.past_lease():  # and past its lease: no retry could store it, so none is waited for
+                    raise ClaimLost(f"match {match.pk}: no heartbeat for a lease while storing") from error
+                raise
+
         try:
-            retrying.call(lambda: store(match, token, versions, result), f"match {match.pk}: storing")
+            retrying.call(store_while_held, f"match {match.pk}: storing")
         except ClaimLost:
             log.warning("match %s: claim lost before storing (presumed dead); another worker finishes it", match.pk)
             _abandon(match, token, "its worker lost its claim (no heartbeat for a lease) before storing")
@@ -258,14 +272,23 @@ def store(match: Match, token: uuid.UUID, versions: list[BotVersion], result: bo
     """Results, logs, aggregates and consequences in one transaction, only while this worker still holds the claim
     and its lease is alive."""
     now = timezone.now()
-    with transaction.atomic():
-        finished = match.held(token, lease()).update(
-            status=Match.Status.DONE, finished_at=now, games_done=len(result.games), error=""
-        )
-        if finished != 1:
-            raise ClaimLost(f"match {match.pk} is no longer claimed by this worker")
-        stored = results.save_games(match, seat_versions(match, versions), result.games, result.stderr or {}, now)
-        events.send_match_stored(match, versions, stored, result)
+    # A caller's transaction (a test's) keeps its own bounds.
+    idle = settings.ARENA_STORE_IDLE_SECONDS if not transaction.get_connection().in_atomic_block else 0.0
+    try:
+        with transaction.atomic():
+            finished = match.held(token, lease()).update(
+                status=Match.Status.DONE, finished_at=now, games_done=len(result.games), error=""
+            )
+            if finished != 1:
+                raise ClaimLost(f"match {match.pk} is no longer claimed by this worker")
+            stored = results.save_games(
+                match, seat_versions(match, versions), result.games, result.stderr or {}, now, idle_seconds=idle
+            )
+            events.send_match_stored(match, versions, stored, result)
+    except DatabaseError as error:
+        if stalls.ended_idle(error):
+            raise StoreStoodIdle(f"match {match.pk}: the store stood idle and was ended ({error})") from error
+        raise
 
 
 def requeue_lost(broker_started: datetime | None = None) -> int:
@@ -290,8 +313,11 @@ def requeue_dead() -> int:
         silent = (now - beat).total_seconds()
         error = f"attempt {attempt}: worker {worker} sent no heartbeat for {silent:.0f} s (killed?); played again"
         with transaction.atomic():
-            # Conditional on the same stale heartbeat: two upkeeps, or a claim meanwhile, leave it to the first.
-            back = Match.objects.filter(dead, pk=pk, heartbeat_at=beat).update(
+            # Conditional on the same stale heartbeat: two upkeeps, or a claim meanwhile, leave it to the first. A row
+            # locked is being written by its holder right now (a store, resumed or frozen mid-way): left to the next
+            # upkeep, so that the upkeep never waits on a frozen holder's lock.
+            stale = Match.objects.filter(dead, pk=pk, heartbeat_at=beat)
+            back = stale.select_for_update(skip_locked=True).exists() and stale.update(
                 status=Match.Status.QUEUED, claim_token=None, queued_at=now, resent_at=now, error=error
             )
             if back:

@@ -28,6 +28,7 @@ from django.db.models import Aggregate, Count, Max, Model, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
 from bots.reply_bounds import storable_text
+from league.arena.lib import stalls
 from league.arena.models import (
     COMPETITIVE_GAMES,
     FORFEITS,
@@ -100,8 +101,11 @@ def save_games(
     played: Sequence[PlayedGame],
     stderr: dict[int, str],
     played_at: datetime,
+    idle_seconds: float = 0.0,
 ) -> list[Game]:
-    """Store the games of `match` (entry i played by `versions[i]`) and fold them into the aggregates."""
+    """Store the games of `match` (entry i played by `versions[i]`) and fold them into the aggregates. From the first
+    row other stores write too on, the transaction may stand idle at most `idle_seconds` (stalls.end_if_idle; 0: no
+    bound): only a few statements follow, whatever the number of games."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("save_games must run inside the transaction that marks the match done")
     rows = []
@@ -143,6 +147,7 @@ def save_games(
             if getattr(result, "turn_output", None)
         ]
     )
+    stalls.end_if_idle(idle_seconds)
     _add_to_entries(match, versions, seats, stderr)
     if counts_for_pairs(match):
         add_to_pairs(_pair_counts(match.game, stored, seats))
