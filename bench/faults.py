@@ -26,7 +26,8 @@ once well. It is compared with, and timed against, a clean sandboxed run on w2 a
 Each run is compared game by game with the clean run of the same seeds (winner, termination, turns), and its
 ratings with the clean run's, and no match may be charged a failure of its own; a run passes with all of that and its
 time within budget (1.3x the clean run; both
-workers away: clean + the time away + 10 s), else it prints MISS and why ("missed its time budget", ...).
+workers away: clean + the time away + 10 s), else it prints MISS and why ("missed its time budget", ...). The freeze
+drill's line also names its floor (`capacity_floor`): what half the workers away for the freeze costs at the least.
 `tests/faults/test_faults.py` runs the first four and checks what must hold at any speed, not the time.
 """
 
@@ -715,6 +716,16 @@ def budget(fault: str, clean: float) -> float:
     return 1.3 * clean
 
 
+def capacity_floor(fault: str, clean: float) -> float | None:
+    """The least a run with `fault` can take for want of workers, as a share of the clean run, where the fault takes
+    a worker away without its work being lost: freezing one of the 2 single-process workers for FREEZE_SECONDS
+    leaves half the league's processes for that long, so the tournament needs about FREEZE_SECONDS / 2 more (when
+    the clean run keeps both processes busy, as it does). None for the other faults."""
+    if fault == "freeze-worker":
+        return 1 + FREEZE_SECONDS / 2 / clean
+    return None
+
+
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
@@ -791,9 +802,11 @@ def report(drill: Drill, faults: list[str]) -> None:
             problems = run.problems() + run.differences(base)
             if run.seconds > limit:
                 problems.append(f"missed its time budget ({run.seconds:.1f} s > {limit:.1f} s)")
+            floor = capacity_floor(name, base.seconds)
+            note = "" if floor is None else f" (its floor: {floor:.2f}x, half the workers away {FREEZE_SECONDS:.0f} s)"
             print(
                 f"{harness.verdict(not problems)}  {name:18} {run.seconds:8.1f} "
-                f"{run.seconds / base.seconds:6.2f} {limit:7.1f}  {run.load:4.2f}  {'; '.join(problems) or 'ok'}",
+                f"{run.seconds / base.seconds:6.2f} {limit:7.1f}  {run.load:4.2f}  {'; '.join(problems) or 'ok'}{note}",
                 flush=True,
             )
 

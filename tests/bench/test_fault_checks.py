@@ -52,3 +52,9 @@ def test_the_budgets_are_the_issues():
     assert faults.budget("workers-down", 100.0) == 100.0 + faults.WORKERS_DOWN_SECONDS + 10.0
     assert set(faults.FAULTS) < set(faults.DRILLS) and set(faults.FAULT_AT_SHARE) <= set(faults.DRILLS)
     assert faults.SANDBOXED <= set(faults.DRILLS) and set(faults.PRIVATE_SCRATCH_WORKERS) <= set(faults.DRILLS)
+
+
+def test_the_freeze_drill_names_its_capacity_floor():
+    # one of two single-process workers away for the freeze: half its length is added at the least
+    assert faults.capacity_floor("freeze-worker", 16.0) == 1 + faults.FREEZE_SECONDS / 2 / 16.0 == 1.25
+    assert faults.capacity_floor("kill-worker", 16.0) is None
