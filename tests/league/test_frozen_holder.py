@@ -127,3 +127,15 @@ def test_the_upkeep_leaves_a_dead_match_whose_row_is_locked_to_its_next_round(tr
     assert matches.requeue_dead() == 1
     assert [task for task in sent if task[0] == "play_match"] == [("play_match", (match.pk,))]
     assert Match.objects.get(pk=match.pk).status == "queued"
+
+
+def test_the_idle_bound_of_a_store_grows_with_its_games(transactional_db, sent, settings, monkeypatch, played_game):
+    settings.ARENA_STORE_IDLE_SECONDS = 1.0
+    bounds: list[float] = []
+    monkeypatch.setattr(results.stalls, "end_if_idle", bounds.append)
+    match, versions = ladder_match(games=500)
+    token = match.claim("w1@host:1", matches.lease())
+    games = [played_game(index, index % 2) for index in range(500)]
+    matches.store(match, token, versions, SimpleNamespace(games=games, stderr={}))
+    assert bounds == [1.0 + 500 * matches.STORE_IDLE_PER_GAME]
+    assert match.played_games.count() == 500

@@ -39,6 +39,10 @@ UNSENT_GRACE = timedelta(seconds=3)  # a queued match this old, with its queue e
 # this many: worker deaths are not the match's failures (ARENA_MATCH_MAX_ATTEMPTS counts those), but a bot that kills
 # every worker it meets past the sandbox's bounds must not loop for ever.
 MAX_SILENT_RUNS = 10
+# What a store's idle bound (ARENA_STORE_IDLE_SECONDS) allows on top for each game: the stored-match handlers go
+# through the games between their statements (co-op results, analyses, version tests), so a match of thousands of
+# games on a busy machine is not ended at every retry.
+STORE_IDLE_PER_GAME = 0.002
 
 
 class ClaimLost(Exception):
@@ -272,8 +276,9 @@ def store(match: Match, token: uuid.UUID, versions: list[BotVersion], result: bo
     """Results, logs, aggregates and consequences in one transaction, only while this worker still holds the claim
     and its lease is alive."""
     now = timezone.now()
-    # A caller's transaction (a test's) keeps its own bounds.
-    idle = settings.ARENA_STORE_IDLE_SECONDS if not transaction.get_connection().in_atomic_block else 0.0
+    idle = 0.0  # a caller's transaction (a test's) keeps its own bounds
+    if settings.ARENA_STORE_IDLE_SECONDS and not transaction.get_connection().in_atomic_block:
+        idle = settings.ARENA_STORE_IDLE_SECONDS + STORE_IDLE_PER_GAME * len(result.games)
     try:
         with transaction.atomic():
             finished = match.held(token, lease()).update(
