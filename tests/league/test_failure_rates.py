@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 
+from django.core.management import call_command
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
 import games
 from bots.match import GameResult
-from league.arena.models import Match
+from league.arena.lib import caching
+from league.arena.models import ForfeitCount, Match
 from league.arena.play import results
 
 
@@ -53,3 +55,45 @@ def test_failure_rates_by_kind_with_examples(client, alice, bob, make_version):
     ids = list(match.played_games.order_by("index").values_list("pk", flat=True))
     assert f'href="/games/{ids[0]}/"' in illegal and f'href="/games/{ids[1]}/"' in illegal
     assert f'href="/games/{ids[2]}/"' in timeout
+
+
+def kept_forfeits():
+    return sorted(ForfeitCount.objects.values_list("version_id", "termination", "games", "newest_game", "oldest_game"))
+
+
+def test_forfeits_are_counted_on_store_and_a_rebuild_from_the_games_agrees(client, alice, bob, make_version):
+    mine, rival = make_version(alice, "mine"), make_version(bob, "rival")
+    T = games.Termination
+    fair = games.Outcome(games.Termination.STUCK, winner=1, seat=0)
+    first = store(mine, rival, [forfeit(T.TIMEOUT), fair, forfeit(T.CRASH, seat=1), forfeit(T.TIMEOUT)])
+    second = store(rival, mine, [forfeit(T.TIMEOUT, seat=1), forfeit(T.CRASH), fair], kind="tournament")
+    store(mine, rival, [forfeit(T.PROTOCOL_ERROR)] * 2, kind="validation")  # never counted
+    one = list(first.played_games.order_by("index").values_list("pk", flat=True))
+    two = list(second.played_games.order_by("index").values_list("pk", flat=True))
+    expected = sorted(
+        [
+            (mine.pk, "timeout", 3, two[0], one[0]),  # mine sat in seat 1 of the second match
+            (rival.pk, "crash", 2, two[1], one[2]),
+        ]
+    )
+    assert kept_forfeits() == expected
+    ForfeitCount.objects.filter(version=mine).update(games=9)
+    ForfeitCount.objects.filter(version=rival).delete()
+    call_command("rebuild_results", "--no-refit", stdout=open("/dev/null", "w"))
+    assert kept_forfeits() == expected
+
+
+def test_the_page_reads_the_kept_counts_not_the_games(client, alice, bob, make_version):
+    mine, rival = make_version(alice, "mine"), make_version(bob, "rival")
+    fair = games.Outcome(games.Termination.STUCK, winner=1, seat=0)
+    store(mine, rival, [forfeit(games.Termination.CRASH)] + [fair] * 3)
+
+    def crash_cell():
+        page = client.get(reverse("bot", args=[mine.bot_id])).content.decode()
+        table = re.search(r'<table class="failures">.*?</table>', page, re.S).group(0)
+        return re.findall(r'<td class="num">(.*?)</td>', table, re.S)[3]
+
+    assert "25.0 %" in crash_cell() and "(1)" in crash_cell()
+    ForfeitCount.objects.filter(version=mine).update(games=2)  # what the page shows is what the stores kept
+    caching.bump(caching.leaderboard_scope("face-to-face"))  # as the next refit does
+    assert "50.0 %" in crash_cell() and "(2)" in crash_cell()

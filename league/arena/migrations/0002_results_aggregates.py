@@ -28,7 +28,8 @@ def fill_active_versions(apps, schema_editor):
 
 
 def fill_results(apps, schema_editor):
-    results.rebuild(apps, seats=False)  # SeatResult comes with 0005, the co-op seasons (their own rebuild) with 0006
+    # SeatResult comes with 0005, ForfeitCount with 0025, the co-op seasons (their own rebuild) with 0006
+    results.rebuild(apps, seats=False, forfeits=False)
 
 
 class Migration(migrations.Migration):

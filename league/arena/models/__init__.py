@@ -42,7 +42,15 @@ from league.arena.models.coop import (
 )
 from league.arena.models.matches import Game, GameOutput, GameSeat, LogTampered, Match, MatchEntry, MatchQuerySet
 from league.arena.models.notifications import Notification, NotificationSetting
-from league.arena.models.ratings import PairResult, Rating, RatingFit, RatingPoint, ScheduleLock, SeatResult
+from league.arena.models.ratings import (
+    ForfeitCount,
+    PairResult,
+    Rating,
+    RatingFit,
+    RatingPoint,
+    ScheduleLock,
+    SeatResult,
+)
 from league.arena.models.scrims import MatchRequest
 from league.arena.models.tallies import MatchTally
 from league.arena.models.tournaments import Tournament, TournamentEntry
@@ -67,6 +75,7 @@ __all__ = [
     "BotVersionQuerySet",
     "DealPair",
     "DealResult",
+    "ForfeitCount",
     "Game",
     "GameAnalysis",
     "GameOutput",

@@ -95,6 +95,24 @@ class SeatResult(models.Model):
         return f"{self.version_id} seat {self.seat}: +{self.wins} -{self.losses} ={self.draws}"
 
 
+class ForfeitCount(models.Model):
+    """How many of a version's games but its validation it forfeited in one way, kept on store: the game's fault
+    seat was the version's, its termination `termination` (one of FORFEITS). The newest and oldest such game are the
+    bot page's examples; one row per version and termination, so the page reads a few rows instead of every game."""
+
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="forfeit_counts")
+    termination = models.CharField(max_length=20)
+    games = models.PositiveIntegerField(default=0)
+    newest_game = models.BigIntegerField()  # game ids, not keys: the count stays what the stores added
+    oldest_game = models.BigIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["version", "termination"], name="forfeit_count_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.version_id} {self.termination}: {self.games}"
+
+
 class RatingPoint(models.Model):
     """One point of a version's rating history: its rating after a refit that changed it (see ladder/history.py)."""
 

@@ -2,15 +2,15 @@
 
 `save_games` writes the games, their seats, what the bots wrote in each turn (`GameOutput`, private), each entry's
 results (`MatchEntry` wins/losses/draws/points), for rated competitive matches the per-pair counts (`PairResult`),
-and for competitive matches but validations each version's results by seat (`SeatResult`) in the caller's
-transaction, so the aggregates are never out of step
-with the games. `rebuild` recomputes every aggregate from the stored games (the
+for competitive matches but validations each version's results by seat (`SeatResult`), and for every match but a
+validation each version's forfeits by kind (`ForfeitCount`) in the caller's transaction, so the aggregates are never
+out of step with the games. `rebuild` recomputes every aggregate from the stored games (the
 `rebuild_results` management command), the co-op challenge results too, and must give exactly what the stores kept.
 
 Concurrent workers storing matches on PostgreSQL must not deadlock: the only rows two of them can both write are
-`PairResult` and `SeatResult` rows (their own match and entries are theirs alone), and those are written by one
-INSERT ... ON CONFLICT DO UPDATE per table whose rows are sorted by key, pairs before seats, so every transaction
-takes them in the same order.
+`PairResult`, `SeatResult` and `ForfeitCount` rows (their own match and entries are theirs alone), and those are
+written by one INSERT ... ON CONFLICT DO UPDATE per table whose rows are sorted by key, pairs, then seats, then
+forfeits, so every transaction takes them in the same order.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any, NamedTuple, Protocol
 from django.apps import apps as global_apps
 from django.apps.registry import Apps
 from django.db import connection, transaction
-from django.db.models import Aggregate, Count, Max, Model, OuterRef, Q, Subquery, Sum
+from django.db.models import Aggregate, Count, F, Max, Min, Model, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from bots.reply_bounds import storable_text
@@ -33,6 +33,7 @@ from league.arena.models import (
     COMPETITIVE_GAMES,
     FORFEITS,
     BotVersion,
+    ForfeitCount,
     Game,
     GameOutput,
     GameSeat,
@@ -153,6 +154,8 @@ def save_games(
         add_to_pairs(_pair_counts(match.game, stored, seats))
     if counts_for_seats(match):
         add_to_seats(_seat_counts(seats))
+    if match.kind != Match.Kind.VALIDATION:
+        add_to_forfeits(_forfeit_counts(stored, seats))
     return stored
 
 
@@ -189,6 +192,56 @@ def add_to_seats(counts: dict[SeatKey, Counter[str]]) -> None:
         f"INSERT INTO {table} (version_id, seat, games, wins, losses, draws) VALUES {rows} "
         f"ON CONFLICT (version_id, seat) DO UPDATE SET "
         + ", ".join(f"{column} = {table}.{column} + EXCLUDED.{column}" for column in columns)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+
+
+ForfeitKey = tuple[int, str]  # (version id, termination)
+
+
+@dataclass
+class ForfeitCell:
+    games: int
+    newest: int
+    oldest: int
+
+
+def _forfeit_counts(stored: Sequence[Game], seats: list[GameSeat]) -> dict[ForfeitKey, ForfeitCell]:
+    """Each version's forfeited games among `stored` by termination: the game's fault seat was the version's."""
+    at = {(seat.game_id, seat.seat): seat.version_id for seat in seats}
+    counts: dict[ForfeitKey, ForfeitCell] = {}
+    for game in stored:
+        if game.fault_seat is None or game.termination not in FORFEITS:
+            continue
+        key = (at[game.pk, game.fault_seat], game.termination)
+        cell = counts.get(key)
+        if cell is None:
+            counts[key] = ForfeitCell(1, game.pk, game.pk)
+        else:
+            cell.games += 1
+            cell.newest, cell.oldest = max(cell.newest, game.pk), min(cell.oldest, game.pk)
+    return counts
+
+
+def add_to_forfeits(counts: dict[ForfeitKey, ForfeitCell]) -> None:
+    """Add counts to `ForfeitCount` in one upsert, rows in key order (see the module's note on deadlocks)."""
+    if not counts:
+        return
+    table = connection.ops.quote_name(ForfeitCount._meta.db_table)
+    keys = sorted(counts)
+    values = []
+    for version, termination in keys:
+        cell = counts[version, termination]
+        values += [version, termination, cell.games, cell.newest, cell.oldest]
+    rows = ", ".join(["(%s, %s, %s, %s, %s)"] * len(keys))
+    sql = (
+        f"INSERT INTO {table} (version_id, termination, games, newest_game, oldest_game) VALUES {rows} "
+        f"ON CONFLICT (version_id, termination) DO UPDATE SET games = {table}.games + EXCLUDED.games, "
+        f"newest_game = CASE WHEN EXCLUDED.newest_game > {table}.newest_game "
+        f"THEN EXCLUDED.newest_game ELSE {table}.newest_game END, "
+        f"oldest_game = CASE WHEN EXCLUDED.oldest_game < {table}.oldest_game "
+        f"THEN EXCLUDED.oldest_game ELSE {table}.oldest_game END"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, values)
@@ -270,20 +323,49 @@ class Rebuilt(NamedTuple):
     entries: int
     pairs: int
     seats: int
+    forfeits: int = 0
 
 
 @transaction.atomic
-def rebuild(apps: Apps = global_apps, seats: bool = True) -> Rebuilt:
-    """Recompute the match aggregates from the stored games: match entries, pairs of versions and version seats
-    (the co-op challenge results have their own rebuild, coop/rebuild.py).
+def rebuild(apps: Apps = global_apps, seats: bool = True, forfeits: bool = True) -> Rebuilt:
+    """Recompute the match aggregates from the stored games: match entries, pairs of versions, version seats and
+    forfeits (the co-op challenge results have their own rebuild, coop/rebuild.py).
 
     `apps` is the model registry: the project's, or a migration's historical one (the data migrations that
-    introduced the aggregates fill them with this; `seats=False` for a state before `SeatResult`).
+    introduced the aggregates fill them with this; `seats=False` for a state before `SeatResult`, `forfeits=False`
+    before `ForfeitCount`).
     """
     entries = _rebuild_entries(apps.get_model("arena", "GameSeat"), apps.get_model("arena", "MatchEntry"))
     pairs = _rebuild_pairs(apps.get_model("arena", "GameSeat"), apps.get_model("arena", "PairResult"))
     seat_rows = rebuild_seats(apps) if seats else 0
-    return Rebuilt(entries, pairs, seat_rows)
+    forfeit_rows = rebuild_forfeits(apps) if forfeits else 0
+    return Rebuilt(entries, pairs, seat_rows, forfeit_rows)
+
+
+@transaction.atomic
+def rebuild_forfeits(apps: Apps = global_apps) -> int:
+    """Recompute `ForfeitCount` from the stored games (one grouped query over the forfeited games); its rows."""
+    GameSeat, ForfeitCount = apps.get_model("arena", "GameSeat"), apps.get_model("arena", "ForfeitCount")
+    ForfeitCount.objects.all().delete()
+    grouped = (
+        GameSeat.objects.filter(game__fault_seat=F("seat"), game__termination__in=sorted(FORFEITS))
+        .exclude(game__match__kind="validation")
+        .values("version_id", "game__termination")
+        .annotate(games=Count("game_id"), newest=Max("game_id"), oldest=Min("game_id"))
+        .order_by("version_id", "game__termination")
+    )
+    rows = [
+        ForfeitCount(
+            version_id=row["version_id"],
+            termination=row["game__termination"],
+            games=row["games"],
+            newest_game=row["newest"],
+            oldest_game=row["oldest"],
+        )
+        for row in grouped.iterator(chunk_size=10_000)
+    ]
+    ForfeitCount.objects.bulk_create(rows, batch_size=5_000)
+    return len(rows)
 
 
 def rebuild_seats(apps: Apps = global_apps) -> int:

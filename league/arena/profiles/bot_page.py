@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 from django.db import connection
-from django.db.models import Count, F, Max, Min, OuterRef, Prefetch, Subquery, Sum
+from django.db.models import Count, OuterRef, Prefetch, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
@@ -29,6 +29,7 @@ from league.arena.models import (
     FORFEITS,
     Bot,
     BotVersion,
+    ForfeitCount,
     Game,
     GameSeat,
     Match,
@@ -226,13 +227,13 @@ class FailureRow:
 def failure_rates(numbers: dict[int, int], game: str) -> list[FailureRow]:
     """Each of the bot's newest versions that played (`numbers`: the bot's version ids and numbers): its games of
     `game` but validation, and the share it forfeited by kind (the game's fault seat is its own), with the newest and
-    oldest such game as examples. Two grouped queries; in a competitive game the games are the results by seat kept
-    on store (a game against itself counts once a seat, as there), not a count over every game."""
+    oldest such game as examples. Two queries of counts kept on store (`ForfeitCount`; in a competitive game the games
+    are the results by seat, where a game against itself counts once a seat), not a count over every game; a co-op
+    game's games are counted (a team may seat one version more than once)."""
     versions = sorted(numbers.items(), key=lambda item: -item[1])[:FAILURE_VERSIONS]
     if not versions:
         return []
     ids = [pk for pk, _ in versions]
-    seats = GameSeat.objects.filter(version_id__in=ids).exclude(game__match__kind=Match.Kind.VALIDATION)
     if game in COMPETITIVE_GAMES:
         totals = dict(
             SeatResult.objects.filter(version_id__in=ids)
@@ -241,16 +242,17 @@ def failure_rates(numbers: dict[int, int], game: str) -> list[FailureRow]:
             .annotate(n=Sum("games"))
             .values_list("version_id", "n")
         )
-    else:  # a co-op team may seat one version more than once
+    else:
+        seats = GameSeat.objects.filter(version_id__in=ids).exclude(game__match__kind=Match.Kind.VALIDATION)
         totals = dict(
             seats.values("version_id").annotate(n=Count("game_id", distinct=True)).values_list("version_id", "n")
         )
-    faults = (
-        seats.filter(game__fault_seat=F("seat"), game__termination__in=list(FORFEITS))
-        .values("version_id", "game__termination")
-        .annotate(n=Count("game_id", distinct=True), newest=Max("game_id"), oldest=Min("game_id"))
-    )
-    by_kind: dict[tuple[int, str], dict] = {(row["version_id"], row["game__termination"]): row for row in faults}
+    by_kind = {
+        (version, termination): (games, newest, oldest)
+        for version, termination, games, newest, oldest in ForfeitCount.objects.filter(version_id__in=ids).values_list(
+            "version_id", "termination", "games", "newest_game", "oldest_game"
+        )
+    }
     rows = []
     for pk, number in versions:
         games = totals.get(pk, 0)
@@ -259,8 +261,8 @@ def failure_rates(numbers: dict[int, int], game: str) -> list[FailureRow]:
         cells = []
         for _, terminations in FAILURE_KINDS:
             found = [by_kind[(pk, t)] for t in terminations if (pk, t) in by_kind]
-            count = sum(row["n"] for row in found)
-            examples = sorted({row[end] for row in found for end in ("newest", "oldest")}, reverse=True)[:2]
+            count = sum(n for n, _, _ in found)
+            examples = sorted({game_id for _, *ends in found for game_id in ends}, reverse=True)[:2]
             cells.append(FailureCell(count, count / games, examples))
         rows.append(FailureRow(f"v{number}", games, cells))
     return rows

@@ -1,8 +1,8 @@
 """`python manage.py rebuild_results`: recompute the result aggregates from the stored games, then refit.
 
-The aggregates (per-entry results on match entries, per-pair rated results, per-version results by seat, and the
-co-op challenge ladders' deal results, standings and duplicate comparisons) are kept as games are stored; this
-rebuilds them from scratch, e.g. after games were loaded in bulk or the aggregates were damaged.
+The aggregates (per-entry results on match entries, per-pair rated results, per-version results by seat and forfeits
+by kind, and the co-op challenge ladders' deal results, standings and duplicate comparisons) are kept as games are
+stored; this rebuilds them from scratch, e.g. after games were loaded in bulk or the aggregates were damaged.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from league.arena.play import results
 
 class Command(BaseCommand):
     help = (
-        "Recompute match-entry, per-pair, per-seat and co-op challenge results from the stored games, "
+        "Recompute match-entry, per-pair, per-seat, forfeit and co-op challenge results from the stored games, "
         "then refit the ratings."
     )
 
@@ -33,7 +33,7 @@ class Command(BaseCommand):
             rebuilt, coop = results.rebuild(), coop_rebuild.rebuild()
         self.stdout.write(
             f"rebuilt results of {rebuilt.entries} match entries, {rebuilt.pairs} pairs of versions and "
-            f"{rebuilt.seats} version seats"
+            f"{rebuilt.seats} version seats; {rebuilt.forfeits} forfeit counts"
         )
         self.stdout.write(
             f"rebuilt the co-op challenges: {coop.deal_results} deal results, {coop.standings} "
