@@ -103,24 +103,39 @@ def test_an_opted_in_owner_gets_the_lost_rated_games_analysed(
     GameSeat.objects.filter(pk=loser.pk).update(points=0.0)
     GameSeat.objects.filter(pk=seats[game.winner_seat].pk).update(points=1.0)
     match = game.match
-    events.send_match_stored(match, [], [game], None)
+    events.send_match_stored(match, match.ordered_versions(), [game], None)
     assert not GameAnalysis.objects.exists(), "nobody opted in"
     winner_bot = seats[game.winner_seat].version.bot
     winner_bot.analyse_losses = True
     winner_bot.save()
-    events.send_match_stored(match, [], [game], None)
+    events.send_match_stored(match, match.ordered_versions(), [game], None)
     assert not GameAnalysis.objects.exists(), "the opted-in bot won"
     loser_bot = loser.version.bot
     loser_bot.analyse_losses = True
     loser_bot.save()
     match.rated = False
-    assert automatic.analyse_losses(match, [game]) == 0, "unrated games are left alone"
+    assert automatic.analyse_losses(match, [game], match.ordered_versions()) == 0, "unrated games are left alone"
     match.rated = True
     with django_capture_on_commit_callbacks(execute=True):
-        events.send_match_stored(match, [], [game], None)
+        events.send_match_stored(match, match.ordered_versions(), [game], None)
     analysis = GameAnalysis.objects.get(game=game)
     assert analysis.automatic and analysis.requested_by == loser_bot.owner
     assert [call for call in sent if call[0] == "analyse_game"] == [("analyse_game", (analysis.pk,))]
+
+
+def test_a_match_of_bots_that_had_not_opted_in_when_it_was_claimed_asks_nothing(
+    game, alice, bob, sent, django_assert_num_queries
+):
+    seats = {seat.seat: seat for seat in GameSeat.objects.filter(game=game).select_related("version__bot")}
+    GameSeat.objects.filter(pk=seats[1 - game.winner_seat].pk).update(points=0.0)
+    match = game.match
+    claimed = match.ordered_versions()  # as the worker loaded them with the match
+    loser_bot = seats[1 - game.winner_seat].version.bot
+    loser_bot.analyse_losses = True
+    loser_bot.save()  # opted in while the match was played: from the next match on
+    with django_assert_num_queries(0):
+        assert automatic.analyse_losses(match, [game], claimed) == 0
+    assert automatic.analyse_losses(match, [game], match.ordered_versions()) == 1
 
 
 def test_a_bots_page_lists_its_costliest_marked_turns(game, alice, sent, ask):

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from django.dispatch import receiver
 
 from league.arena.analysis import requests
-from league.arena.models import COMPETITIVE_GAMES, Bot, Game, GameSeat, Match
+from league.arena.models import COMPETITIVE_GAMES, Bot, BotVersion, Game, GameSeat, Match
 from league.arena.play import events
 
 log = logging.getLogger(__name__)
@@ -23,9 +23,14 @@ def lost(game: Game, seat: GameSeat) -> bool:
     return bool(game.score)
 
 
-def analyse_losses(match: Match, stored: Sequence[Game]) -> int:
-    """Ask for the analysis of every game of `match` lost by a bot whose owner opted in; how many were asked for."""
+def analyse_losses(match: Match, stored: Sequence[Game], versions: Sequence[BotVersion]) -> int:
+    """Ask for the analysis of every game of `match` lost by a bot whose owner opted in; how many were asked for.
+
+    `versions` are the match's, with their bots as loaded when the match was claimed: a match none of whose bots had
+    opted in then costs no query (the rule runs after every stored match, and few owners opt in)."""
     if not match.rated or match.kind == Match.Kind.VALIDATION or not stored:
+        return 0
+    if not any(version.bot.analyse_losses for version in versions):
         return 0
     seats = (
         GameSeat.objects.filter(game__in=stored, version__bot__analyse_losses=True)
@@ -51,5 +56,7 @@ def analyse_losses(match: Match, stored: Sequence[Game]) -> int:
 
 
 @receiver(events.match_stored)
-def _analyse_after(sender: object, match: Match, games: Sequence[Game], **kwargs: object) -> None:
-    analyse_losses(match, games)
+def _analyse_after(
+    sender: object, match: Match, games: Sequence[Game], versions: Sequence[BotVersion], **kwargs: object
+) -> None:
+    analyse_losses(match, games, versions)
