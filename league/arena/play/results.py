@@ -110,6 +110,7 @@ def save_games(
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("save_games must run inside the transaction that marks the match done")
     rows = []
+    key = seals.keys()[0]
     for result in played:
         outcome, log = result.outcome, result.log
         log_zlib = Game.compress_log(log)
@@ -129,7 +130,7 @@ def save_games(
                 turns=len(log.get("turns", [])),
                 log_zlib=log_zlib,
                 log_seal=seals.seal(
-                    match.pk, result.index, match.game, termination, outcome.winner, outcome.score, log_zlib
+                    match.pk, result.index, match.game, termination, outcome.winner, outcome.score, log_zlib, key
                 ),
                 played_at=played_at,
             )
