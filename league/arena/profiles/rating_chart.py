@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.utils import timezone
+
 from league.arena.models import RatingPoint
 
 HISTORY_POINTS = 300  # the newest points of the bot's versions together
@@ -92,7 +94,7 @@ class Layout:
 class Chart:
     series: list[Series]
     layouts: list[Layout]
-    rows: list[dict]  # the table's rows, newest first
+    rows: list[dict]  # the table's rows, newest first, as printed
     first: datetime
     last: datetime
     refits: int
@@ -117,11 +119,12 @@ def history(numbers: dict[int, int], active_id: int | None) -> Chart | None:
 def chart_of(series: list[Series], left_out: list[int]) -> Chart:
     """Both layouts of the `series` (newest version first), on one axis of the refits any of them moved in."""
     times = sorted({point.fitted_at for one in series for point in one.points})
-    rows = sorted(
-        ({"point": point, "label": one.label, "number": one.number} for one in series for point in one.points),
-        key=lambda row: (row["point"].fitted_at, row["number"]),
+    newest_first = sorted(
+        ((point, one) for one in series for point in one.points),
+        key=lambda row: (row[0].fitted_at, row[1].number),
         reverse=True,
     )
+    rows = [table_row(point, one.label) for point, one in newest_first]
     chart = Chart(series, [], rows, times[0], times[-1], len(times), left_out)
     chart.layouts = [layout(frame, series, times) for frame in FRAMES]
     parts = "; ".join(one.words for one in series)
@@ -131,6 +134,18 @@ def chart_of(series: list[Series], left_out: list[int]) -> Chart:
         f"to {times[-1]:%Y-%m-%d %H:%M} UTC; {parts}{older}"
     )
     return chart
+
+
+def table_row(point: RatingPoint, label: str) -> dict:
+    """A point as the history table prints it: formatted here once, not by a template filter per cell (up to
+    HISTORY_POINTS rows on every render of the bot page)."""
+    return {
+        "when": timezone.localtime(point.fitted_at).strftime("%Y-%m-%d %H:%M:%S"),
+        "label": label,
+        "elo": f"{point.elo:.0f}",
+        "interval": f"{point.low:.0f}–{point.high:.0f}",
+        "games": point.games,
+    }
 
 
 def nice_ticks(low: float, high: float, most: int = 5) -> list[float]:
