@@ -174,6 +174,26 @@ def test_the_chart_draws_the_newest_versions_and_names_the_rest(client, alice, b
     assert "Older versions are not drawn (v1, v2)" in text
 
 
+def test_the_history_table_prints_every_point_newest_first_in_the_sites_time_zone(
+    client, alice, bob, make_version, record_games, settings
+):
+    settings.TIME_ZONE = "Asia/Kolkata"  # +05:30: a time printed unconverted would show
+    mine, rival = make_version(alice, "mine"), make_version(bob, "rival")
+    for winners in ([0, 0, 1], [1, 1], [0]):
+        record_games(mine, rival, winners)
+        refits.refit(RatingPool.ladder("face-to-face"))
+    points = list(RatingPoint.objects.filter(version=mine).order_by("-fitted_at"))
+    assert len(points) == 3
+    table = re.search(r"<details>.*?</details>", page(client, mine.bot), re.S).group(0)
+    expected = [
+        f'<tr><td>{timezone.localtime(p.fitted_at):%Y-%m-%d %H:%M:%S}</td><td>v1</td><td class="num">{p.elo:.0f}</td>'
+        f'<td class="num">{p.low:.0f}–{p.high:.0f}</td><td class="num">{p.games}</td></tr>'
+        for p in points
+    ]
+    assert re.findall(r"<tr><td>.*?</tr>", table) == expected
+    assert timezone.localtime(points[0].fitted_at).utcoffset().total_seconds() == 5.5 * 3600
+
+
 def test_recent_games_are_paged_in_words_and_bounded(client, alice, bob, make_version, record_games, monkeypatch):
     monkeypatch.setattr(bot_pages, "GAMES_PER_PAGE", 3)
     mine, theirs = make_version(alice, "mine"), make_version(bob, "theirs")
@@ -349,13 +369,13 @@ def test_the_bot_page_runs_as_many_queries_for_30_games_opponents_and_refits_as_
                 assert client.get(reverse("bot", args=[bot.pk]), query).status_code == 200
             counts.append(len(run))
     assert counts[:4] == counts[4:], counts
-    # Anonymous: bot, versions, seats, numbers, rating and rank, history, game ids, their seats, pairs, opponents,
-    # the worst blunders of its analysed games, the version tests it may see, the versions' games and their
-    # forfeits by kind;
+    # Anonymous: bot, versions, seats (with each version's games), numbers, rating and rank, history, game ids, their
+    # seats, pairs, opponents, the worst blunders of its analysed games, the version tests it may see, and the
+    # versions' forfeits by kind;
     # the owner adds the session's 2, the validation games with their seats, and the scrims part: its requests,
     # the quota used, whether an opponent exists and the opponents (the requests' progress only when there are any),
     # the header's count of unread notifications, and the test form's versions and bases.
-    assert counts[0] == (14 if viewer == "visitor" else 25), counts
+    assert counts[0] == (13 if viewer == "visitor" else 24), counts
 
 
 def test_rating_and_head_to_head_are_cached_until_the_leaderboard_changes(

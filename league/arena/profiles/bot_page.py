@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 from django.db import connection
-from django.db.models import Count, OuterRef, Prefetch, Subquery, Sum
+from django.db.models import Count, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
@@ -224,24 +224,18 @@ class FailureRow:
         return sum(cell.count for cell in self.cells)
 
 
-def failure_rates(numbers: dict[int, int], game: str) -> list[FailureRow]:
+def failure_rates(numbers: dict[int, int], game: str, seat_games: dict[int, int]) -> list[FailureRow]:
     """Each of the bot's newest versions that played (`numbers`: the bot's version ids and numbers): its games of
     `game` but validation, and the share it forfeited by kind (the game's fault seat is its own), with the newest and
-    oldest such game as examples. Two queries of counts kept on store (`ForfeitCount`; in a competitive game the games
-    are the results by seat, where a game against itself counts once a seat), not a count over every game; a co-op
-    game's games are counted (a team may seat one version more than once)."""
+    oldest such game as examples. Counts kept on store (`ForfeitCount`), not a count over every game; in a
+    competitive game the games are `seat_games` (`seat_records`: a game against itself counts once a seat), in a
+    co-op game they are counted (a team may seat one version more than once)."""
     versions = sorted(numbers.items(), key=lambda item: -item[1])[:FAILURE_VERSIONS]
     if not versions:
         return []
     ids = [pk for pk, _ in versions]
     if game in COMPETITIVE_GAMES:
-        totals = dict(
-            SeatResult.objects.filter(version_id__in=ids)
-            .order_by()
-            .values("version_id")
-            .annotate(n=Sum("games"))
-            .values_list("version_id", "n")
-        )
+        totals = seat_games
     else:
         seats = GameSeat.objects.filter(version_id__in=ids).exclude(game__match__kind=Match.Kind.VALIDATION)
         totals = dict(
@@ -495,10 +489,10 @@ class SeatRecord:
         return 100.0 * self.wins / self.games if self.games else None
 
 
-def seat_records(bot: Bot) -> tuple[list[SeatRecord], list[int]]:
-    """The bot's results by seat over all its versions, and the versions that played any game (one query)."""
+def seat_records(bot: Bot) -> tuple[list[SeatRecord], dict[int, int]]:
+    """The bot's results by seat over all its versions, and the games of each version that played any (one query)."""
     records = {0: SeatRecord(0), 1: SeatRecord(1)}
-    played = set()
+    games: dict[int, int] = defaultdict(int)
     for row in SeatResult.objects.filter(version__bot=bot).order_by():
         record = records.setdefault(row.seat, SeatRecord(row.seat))
         record.games += row.games
@@ -506,8 +500,8 @@ def seat_records(bot: Bot) -> tuple[list[SeatRecord], list[int]]:
         record.losses += row.losses
         record.draws += row.draws
         if row.games:
-            played.add(row.version_id)
-    return [records[seat] for seat in sorted(records)], sorted(played)
+            games[row.version_id] += row.games
+    return [records[seat] for seat in sorted(records)], dict(games)
 
 
 # --- The page ---------------------------------------------------------------------------------------------------
@@ -554,7 +548,7 @@ def page_context(request: HttpRequest, bot: Bot) -> dict:
             "chart": rating_chart.history(version_numbers(), bot.active_version_id),
         }
         part["pause_examples"] = forfeits.examples(bot)
-        part["failure_rows"] = failure_rates(version_numbers(), bot.game)
+        part["failure_rows"] = failure_rates(version_numbers(), bot.game, seat_games)
         part["failure_kinds"] = [name for name, _ in FAILURE_KINDS]
         return render_to_string("arena/_bot_rating.html", part)
 
@@ -565,7 +559,8 @@ def page_context(request: HttpRequest, bot: Bot) -> dict:
         return render_to_string("arena/_head_to_head.html", {"opponents": opponents, **_opponents_links(opponents)})
 
     scope = caching.leaderboard_scope(bot.game)
-    seats, played = seat_records(bot)
+    seats, seat_games = seat_records(bot)
+    played = sorted(seat_games)
     games_number = page_param(request, "games", GAME_PAGES)
     versus = _versus(request)
     games = recent_games(bot, played, games_number, versus)
