@@ -179,23 +179,18 @@ def _seat_counts(seats: list[GameSeat]) -> dict[SeatKey, Counter[str]]:
 
 def add_to_seats(counts: dict[SeatKey, Counter[str]]) -> None:
     """Add counts to `SeatResult` in one upsert, rows in key order (see the module's note on deadlocks)."""
-    if not counts:
-        return
-    table = connection.ops.quote_name(SeatResult._meta.db_table)
     keys = sorted(counts)
-    values = []
-    for version, seat in keys:
-        cell = counts[version, seat]
-        values += [version, seat, cell["games"], cell["wins"], cell["losses"], cell["draws"]]
-    rows = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(keys))
-    columns = ("games", "wins", "losses", "draws")
-    sql = (
-        f"INSERT INTO {table} (version_id, seat, games, wins, losses, draws) VALUES {rows} "
-        f"ON CONFLICT (version_id, seat) DO UPDATE SET "
-        + ", ".join(f"{column} = {table}.{column} + EXCLUDED.{column}" for column in columns)
+    rows = [
+        [version, seat, *(counts[version, seat][name] for name in ("games", "wins", "losses", "draws"))]
+        for version, seat in keys
+    ]
+    _upsert(
+        SeatResult,
+        ("version_id", "seat"),
+        ("games", "wins", "losses", "draws"),
+        rows,
+        added=("games", "wins", "losses", "draws"),
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, values)
 
 
 ForfeitKey = tuple[int, str]  # (version id, termination)
@@ -227,25 +222,19 @@ def _forfeit_counts(stored: Sequence[Game], seats: list[GameSeat]) -> dict[Forfe
 
 def add_to_forfeits(counts: dict[ForfeitKey, ForfeitCell]) -> None:
     """Add counts to `ForfeitCount` in one upsert, rows in key order (see the module's note on deadlocks)."""
-    if not counts:
-        return
-    table = connection.ops.quote_name(ForfeitCount._meta.db_table)
-    keys = sorted(counts)
-    values = []
-    for version, termination in keys:
+    rows = []
+    for version, termination in sorted(counts):
         cell = counts[version, termination]
-        values += [version, termination, cell.games, cell.newest, cell.oldest]
-    rows = ", ".join(["(%s, %s, %s, %s, %s)"] * len(keys))
-    sql = (
-        f"INSERT INTO {table} (version_id, termination, games, newest_game, oldest_game) VALUES {rows} "
-        f"ON CONFLICT (version_id, termination) DO UPDATE SET games = {table}.games + EXCLUDED.games, "
-        f"newest_game = CASE WHEN EXCLUDED.newest_game > {table}.newest_game "
-        f"THEN EXCLUDED.newest_game ELSE {table}.newest_game END, "
-        f"oldest_game = CASE WHEN EXCLUDED.oldest_game < {table}.oldest_game "
-        f"THEN EXCLUDED.oldest_game ELSE {table}.oldest_game END"
+        rows.append([version, termination, cell.games, cell.newest, cell.oldest])
+    _upsert(
+        ForfeitCount,
+        ("version_id", "termination"),
+        ("games", "newest_game", "oldest_game"),
+        rows,
+        added=("games",),
+        highest=("newest_game",),
+        lowest=("oldest_game",),
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, values)
 
 
 def _add_to_entries(
@@ -296,28 +285,48 @@ def pair_of(game_id: str, versions: dict[int, int], winner_seat: int | None) -> 
 
 def add_to_pairs(counts: dict[PairKey, PairCounts]) -> None:
     """Add counts to `PairResult` in one upsert, rows in key order (see the module's note on deadlocks)."""
-    if not counts:
-        return
-    table = connection.ops.quote_name(PairResult._meta.db_table)
-    keys = sorted(counts, key=lambda k: (k.first, k.second))
-    values = []
-    for key in keys:
+    rows = []
+    for key in sorted(counts, key=lambda k: (k.first, k.second)):
         cell = counts[key]
         stamp = connection.ops.adapt_datetimefield_value(cell.last_played)
-        values += [key.game, key.first, key.second, cell.first_wins, cell.second_wins, cell.draws, stamp]
-    rows = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(keys))
-    # The same statement runs on PostgreSQL and SQLite (>= 3.24): both know ON CONFLICT ... DO UPDATE and EXCLUDED.
+        rows.append([key.first, key.second, key.game, cell.first_wins, cell.second_wins, cell.draws, stamp])
+    _upsert(
+        PairResult,
+        ("first_id", "second_id"),
+        ("game", "first_wins", "second_wins", "draws", "last_played"),
+        rows,
+        added=("first_wins", "second_wins", "draws"),
+        highest=("last_played",),
+    )
+
+
+def _upsert(
+    model: type[Model],
+    key: tuple[str, ...],
+    columns: tuple[str, ...],
+    rows: list[list],
+    added: tuple[str, ...] = (),
+    highest: tuple[str, ...] = (),
+    lowest: tuple[str, ...] = (),
+) -> None:
+    """Insert `rows` (the `key` columns, then `columns`) into `model`'s table in one statement; a row whose key is
+    there already adds its `added` columns to the stored ones and keeps the higher of `highest`, the lower of
+    `lowest`. The same statement runs on PostgreSQL and SQLite (>= 3.24): both know ON CONFLICT ... DO UPDATE and
+    EXCLUDED."""
+    if not rows:
+        return
+    table = connection.ops.quote_name(model._meta.db_table)
+    row = "(" + ", ".join(["%s"] * (len(key) + len(columns))) + ")"
+    kept = "CASE WHEN EXCLUDED.{0} {1} {2}.{0} THEN EXCLUDED.{0} ELSE {2}.{0} END"
+    updates = [f"{column} = {table}.{column} + EXCLUDED.{column}" for column in added]
+    updates += [f"{column} = " + kept.format(column, ">", table) for column in highest]
+    updates += [f"{column} = " + kept.format(column, "<", table) for column in lowest]
     sql = (
-        f"INSERT INTO {table} (game, first_id, second_id, first_wins, second_wins, draws, last_played) "
-        f"VALUES {rows} ON CONFLICT (first_id, second_id) DO UPDATE SET "
-        f"first_wins = {table}.first_wins + EXCLUDED.first_wins, "
-        f"second_wins = {table}.second_wins + EXCLUDED.second_wins, "
-        f"draws = {table}.draws + EXCLUDED.draws, "
-        f"last_played = CASE WHEN EXCLUDED.last_played > {table}.last_played "
-        f"THEN EXCLUDED.last_played ELSE {table}.last_played END"
+        f"INSERT INTO {table} ({', '.join(key + columns)}) VALUES {', '.join([row] * len(rows))} "
+        f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {', '.join(updates)}"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, values)
+        cursor.execute(sql, [value for values in rows for value in values])
 
 
 class Rebuilt(NamedTuple):
