@@ -30,6 +30,16 @@ from django.db import connection  # noqa: E402
 from league.arena.ops.workers import worker_command  # noqa: E402
 
 
+def pytest_xdist_setupnodes(config, specs):
+    """Test processes make their own data folder and queue, as under the README's command: this pytest process
+    made these because test files of this folder were named on its command line, and test processes sharing them
+    (and the page-cache tokens in the folder) would clear each other's. Unset, pytest-django leaves Django to
+    this file in each test process, which then sets the variables afresh."""
+    if _OWN_DATA_DIR:
+        for name in ("ARENA_DATA_DIR", "ARENA_QUEUE", "DJANGO_SETTINGS_MODULE"):
+            os.environ.pop(name, None)
+
+
 def pytest_sessionfinish(session, exitstatus):
     if _OWN_DATA_DIR:
         import shutil
