@@ -369,13 +369,13 @@ def test_the_bot_page_runs_as_many_queries_for_30_games_opponents_and_refits_as_
                 assert client.get(reverse("bot", args=[bot.pk]), query).status_code == 200
             counts.append(len(run))
     assert counts[:4] == counts[4:], counts
-    # Anonymous: bot, versions, seats (with each version's games), numbers, rating and rank, history, game ids, their
+    # Anonymous: bot, versions, seats (with each version's games), numbers, rating, rank, history, game ids, their
     # seats, pairs, opponents, the worst blunders of its analysed games, the version tests it may see, and the
     # versions' forfeits by kind;
     # the owner adds the session's 2, the validation games with their seats, and the scrims part: its requests,
     # the quota used, whether an opponent exists and the opponents (the requests' progress only when there are any),
     # the header's count of unread notifications, and the test form's versions and bases.
-    assert counts[0] == (13 if viewer == "visitor" else 24), counts
+    assert counts[0] == (14 if viewer == "visitor" else 25), counts
 
 
 def test_rating_and_head_to_head_are_cached_until_the_leaderboard_changes(

@@ -13,16 +13,14 @@ from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 from django.db import connection
-from django.db.models import Count, OuterRef, Prefetch, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Prefetch
 from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from league.arena.coop import bot_results as coop_results
-from league.arena.ladder import forfeits
-from league.arena.ladder.leaderboards import TIE_ELO
+from league.arena.ladder import forfeits, leaderboards
 from league.arena.lib import caching
 from league.arena.models import (
     COMPETITIVE_GAMES,
@@ -274,28 +272,18 @@ class Standing:
 
 
 def standing(bot: Bot) -> Standing | None:
-    """The active version's rating and its rank: 1 + the rated ladder versions with a higher Elo, as the ladder
-    ranks (`ladder.leaderboards.rank_of`; one query)."""
+    """The active version's rating and its rank as the ladder ranks it (`ladder.leaderboards.rank_of`).
+
+    The rank is counted in a query of its own, with the Elo as a constant: the planner then walks the (game, Elo)
+    index from that Elo up, so a top bot's rank costs a few rows; counted in a subquery correlated with the rating
+    row, it scanned the whole ladder's ratings whatever the Elo.
+    """
     if bot.active_version_id is None:
         return None
-    higher = (
-        Rating.objects.filter(
-            game=bot.game, elo__gt=OuterRef("elo") + TIE_ELO, version__in=BotVersion.objects.on_ladder()
-        )
-        .order_by()
-        .values("game")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    rating = (
-        Rating.objects.filter(version_id=bot.active_version_id)
-        .annotate(higher=Coalesce(Subquery(higher), 0))
-        .select_related("version")
-        .first()
-    )
+    rating = Rating.objects.filter(version_id=bot.active_version_id).select_related("version").first()
     if rating is None:
         return Standing(bot.active_version, None, None)
-    return Standing(rating.version, rating, rating.higher + 1)
+    return Standing(rating.version, rating, leaderboards.rank_of(rating.game, rating.elo))
 
 
 # --- Games ------------------------------------------------------------------------------------------------------
