@@ -230,6 +230,34 @@ def test_a_version_that_no_longer_plays_keeps_its_last_rating_and_still_counts_i
     assert Rating.objects.get(version=old).elo == pytest.approx(refits.fit(refits.pair_counts(pool)[0])[old.pk].elo)
 
 
+def test_a_refit_starts_from_the_last_fit_this_process_stored_not_from_the_frozen_ratings(
+    alice, bob, make_version, record_games, monkeypatch
+):
+    pool = RatingPool.ladder("face-to-face")
+    refits.forget_last_fits()
+    old, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(old, b, [0, 0, 1])
+    refits.refit(pool)
+    new = make_version(alice, "a")  # supersedes `old`, whose stored rating stays where it was
+    record_games(new, b, [1, 1, 1, 0])
+    refits.refit(pool)
+    fitted = refits.fit(refits.pair_counts(pool)[0])
+    starts = []
+    whole_fit = refits.whole_fit
+    monkeypatch.setattr(refits, "whole_fit", lambda counts, start: starts.append(start) or whole_fit(counts, start))
+    record_games(new, b, [0])
+    refits.refit(pool)
+    refits.forget_last_fits()
+    refits.refit(pool)
+    frozen = Rating.objects.get(version=old).elo
+    assert starts[0][old.pk] == pytest.approx(fitted[old.pk].elo, abs=1e-9) != pytest.approx(frozen, abs=1e-6)
+    assert starts[1][old.pk] == frozen  # a process with no fit of its own starts from the stored ratings
+    for version in (new, b):  # where the fit starts changes nothing of what it stores
+        assert Rating.objects.get(version=version).elo == pytest.approx(
+            refits.fit(refits.pair_counts(pool)[0])[version.pk].elo, abs=1e-9
+        )
+
+
 @pytest.mark.django_db(transaction=True)
 def test_when_the_broker_started_empty_a_refit_on_its_way_is_sent_again(alice, bob, make_version, record_games, sent):
     a, b = make_version(alice, "a"), make_version(bob, "b")
