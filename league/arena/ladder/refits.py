@@ -12,10 +12,12 @@ Refits are coalesced per pool through its `RatingFit` row (keyed by the pool's k
   on that one refit.
 - `run(pool)` claims the row with a conditional UPDATE (only while `pending` is set; a claim whose holder stopped
   refreshing it for `LEASE` is taken over), clears `pending`, fits and stores, and releases the claim; if `pending`
-  was set again meanwhile (matches arrived during the fit) it queues one more refit, covering them all, timed so that
-  a match stored just after this fit read its pairs shows within a `WINDOW` of that read, or within two fits where
-  two fits take longer (`next_countdown`). While matches stream in, a ladder whose fits are quick is thus refitted
-  about once a window, and one whose fits take half a window or more (thousands of versions) back to back.
+  was set again meanwhile (matches arrived during the fit) it queues one more refit, covering them all, a `WINDOW`
+  after this one began (`next_countdown`): those matches have waited out the fit already, so after a fit longer than
+  the window the next one starts at once. While matches stream in, a ladder is thus refitted about once a window,
+  and one whose fits take longer back to back; a match's ratings trail it by at most about a window and a fit.
+  (Waiting less, so that fits of half a window ran back to back, cut that by a few tenths of a second, but under a
+  flood of matches it tripled the fits, and their CPU slowed the storing of the matches themselves.)
 
 No request is lost between a refit finishing and a new match arriving: a request that finds a live claim leaves the
 refit to the claimant, which looks at `pending` after its release; one that comes after the release finds no claim
@@ -52,7 +54,7 @@ log = logging.getLogger(__name__)
 ANCHOR = 1500.0
 # A refit's heartbeat comes every second (league.arena.lib.heartbeats): silent this long, it is dead.
 LEASE = timedelta(seconds=5)
-# While matches stream in, a match shows in the ratings within this many seconds (or two fits, if longer).
+# While matches stream in, a ladder is refitted about once this many seconds (back to back if fits take longer).
 WINDOW = 1.0
 # The refit asked for by a match when none is asked for waits this long: the matches stored meanwhile ride on it.
 FIRST_WAIT = WINDOW / 2
@@ -207,9 +209,9 @@ def forget_last_fits() -> None:
 
 
 def next_countdown(took: float) -> float:
-    """How long the refit asked for during a fit that `took` seconds waits: a match stored just after that fit read
-    the pairs then shows a WINDOW after the read, or two fits after it where they take longer (no wait at all)."""
-    return round(max(0.0, WINDOW - 2.0 * took), 3)
+    """How long the refit asked for during a fit that `took` seconds waits: the rest of a WINDOW from that fit's start
+    (none after a fit longer than the window)."""
+    return round(max(0.0, WINDOW - took), 3)
 
 
 def _release(pool: RatingPool, token: uuid.UUID) -> None:
