@@ -92,6 +92,8 @@ def bench_boot(bots: list[Path], matches: int) -> dict[str, float]:
         for player in players:
             player.launch(10)
         for player in players:
+            player.boot()
+        for player in players:
             player.start(10)
         booted = time.perf_counter()
         for player in players:

@@ -254,6 +254,11 @@ class _Seat:
             self.player.launch(self.spec.time_control.startup)
             self.launched = True
 
+    def boot(self) -> None:
+        """Carry a launch on as far as it goes without waiting for the bot (see Player.boot)."""
+        if self.launched:
+            self.player.boot()
+
     def ensure_started(self) -> Player:
         if self.player is None:
             self.player = make_player(self.bot, self.spec)
@@ -394,6 +399,8 @@ def _start_game(spec: MatchSpec, state: games.GameState, seats: list[_Seat], sea
     """Start (or restart) each seat's bot and tell it a game begins; a failure forfeits that seat."""
     for bot_index in seat_bots:  # all at once: a sandbox boots while the others do
         seats[bot_index].launch()
+    for bot_index in seat_bots:
+        seats[bot_index].boot()
     for seat, bot_index in enumerate(seat_bots):
         owner = seats[bot_index]
         if owner.retired:

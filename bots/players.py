@@ -39,6 +39,10 @@ class Player(Protocol):
     def launch(self, timeout: float) -> None:
         """Begin loading the bot without waiting for it (so that several bots load at once); start() finishes."""
 
+    def boot(self) -> None:
+        """Carry a launch on as far as it goes without waiting for the bot's own code (a sandbox: once built, the
+        bot is put into it), so that every seat's launch is under way before the first is waited for."""
+
     def start(self, timeout: float) -> None:
         """Load the bot; raise BotFailure if it cannot start within `timeout` seconds (of its launch)."""
 
@@ -143,6 +147,9 @@ class InProcessPlayer:
         return stack
 
     def launch(self, timeout: float) -> None:
+        return None
+
+    def boot(self) -> None:
         return None
 
     def start(self, timeout: float) -> None:

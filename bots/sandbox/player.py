@@ -89,6 +89,12 @@ class SandboxedPlayer:
             self._workdir = self._prepare_workdir()
         self._spawn(timeout)
 
+    def boot(self) -> None:
+        """Put the launched bot into its sandbox once bwrap has built it, and let it load, without waiting for it:
+        a match launches every seat's sandbox before booting the first, so that their builds overlap."""
+        if self._boot_window is not None and not self._sandbox.joined:
+            self._sandbox.send(HELLO)  # joins first; the reply is read once it has announced
+
     def start(self, timeout: float) -> None:
         """Load the bot (finishing a launch() if one is under way) within `timeout` seconds of its launch."""
         self.launch(timeout)
@@ -122,12 +128,12 @@ class SandboxedPlayer:
         if self._sandbox is not None:
             self._sandbox.kill()  # started again while running: the old sandbox must not be left behind
         started = time.perf_counter()
-        self._sandbox = SandboxProcess(self._workdir, self.limits, timeout)  # in its cgroups once made
-        self._sandbox.send(HELLO)  # read once it has announced
+        self._sandbox = SandboxProcess(self._workdir, self.limits, timeout)  # bwrap builds it; boot() joins it
         self._boot_window = (started, started + timeout)
 
     def _finish_boot(self) -> None:
         """Await the harness's announcement and its reply to hello, both by the launch's deadline."""
+        self.boot()
         started, deadline = self._boot_window
         self._boot_window = None
         sandbox = self._sandbox

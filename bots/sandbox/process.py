@@ -5,9 +5,10 @@ bubblewrap builds the sandbox (its namespaces, its file system, its /tmp) exactl
 itself, and holds its child blocked just before the exec (`--block-fd`); that child is PID 1 of the sandbox's PID
 namespace and never runs anything. The runner hands the sandbox's namespaces to its fork server (forkserver.py,
 zygote.py), whose monitor joins them and forks the harness there, PID 2; the harness is put into the sandbox's
-cgroups before it runs anything of the bot's. SIGKILL to PID 1 (through a pidfd, immune to PID reuse) ends every
-process of the sandbox at once; bwrap, our child, then exits and is reaped, and the monitor reports how the
-harness ended on its info pipe.
+cgroups before it runs anything of the bot's. Launching a sandbox only starts bwrap and `join` waits for its build,
+so a match launches both seats' sandboxes before it joins the first: their builds overlap. SIGKILL to PID 1
+(through a pidfd, immune to PID reuse) ends every process of the sandbox at once; bwrap, our child, then exits and
+is reaped, and the monitor reports how the harness ended on its info pipe.
 
 A root runner launches bwrap without forking itself (a fork of a big worker process costs more than the rest of the
 start-up): `nsenter` enters the namespace where the Python runtime is staged (see staging.py) and drops to the
@@ -78,8 +79,9 @@ class SandboxProcess:
         self.stderr_open = False
         self.poller = select.poll()
         self.log_waiter = select.poll()  # the log pipe alone: whether it has anything to read
+        self.joined = False  # the harness is in the sandbox (join)
         uid, gid, switch = limits.identity()
-        deadline = time.perf_counter() + startup_seconds
+        self.startup_deadline = time.perf_counter() + startup_seconds
         scheduling.wait_without_preempting()  # before the fork server starts: it inherits the policy
         if switch and limits.use_cgroups:
             self.cgroup = cgroups.create(f"sbx-{os.getpid()}-{workdir.name}", limits.memory_bytes, limits.processes + 8)
@@ -87,10 +89,25 @@ class SandboxProcess:
             raise cgroups.unavailable(root_runner=switch)
         try:
             self._launch_bwrap(workdir, uid, gid, switch)
-            self._join(forkserver.fork_server(uid, gid, switch), deadline)
         except BaseException:
             self.kill()
             raise
+
+    def join(self) -> None:
+        """Put the harness into the sandbox once bwrap has built it, by the start-up deadline. bwrap builds it
+        meanwhile, so a runner that launches several sandboxes before joining the first waits for their builds
+        (namespaces, mounts, the kernel's grace periods) at once, not one after the other. Idempotent."""
+        if self.joined:
+            return
+        if self.killed:
+            raise SandboxUnavailable("the sandbox was closed before the harness could join it")
+        uid, gid, switch = self.limits.identity()
+        try:
+            self._join(forkserver.fork_server(uid, gid, switch), self.startup_deadline)
+        except BaseException:
+            self.kill()
+            raise
+        self.joined = True
 
     def _launch_bwrap(self, workdir: Path, uid: int, gid: int, switch: bool) -> None:
         runtime = python_runtime()
@@ -305,6 +322,7 @@ class SandboxProcess:
         """Start writing one request (the rest is written while its reply is awaited), and let the harness run.
         Returns the seconds of CPU the sandbox had while it was held since its last turn, which that turn owes."""
         kind = message["type"]
+        self.join()
         if self.buffer:
             public = f"unrequested output before {kind!r}"
             self._fail(Termination.PROTOCOL_ERROR, public, f"{public}: {protocol.preview(self.buffer)}")

@@ -18,6 +18,9 @@ class FailingPlayer:
     def launch(self, timeout: float) -> None:
         return None
 
+    def boot(self) -> None:
+        return None
+
     def start(self, timeout: float) -> None:
         return None
 

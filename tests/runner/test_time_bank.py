@@ -31,6 +31,9 @@ class ScriptedClock:
     def launch(self, timeout: float) -> None:
         return None
 
+    def boot(self) -> None:
+        return None
+
     def start(self, timeout: float) -> None:
         return None
 

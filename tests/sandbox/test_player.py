@@ -290,6 +290,38 @@ def test_launch_returns_at_once_and_start_waits_within_the_launch_deadline(sandb
         assert failure.value.termination == Termination.TIMEOUT
 
 
+def test_launch_only_starts_the_build_and_boot_puts_the_bot_in_without_waiting_for_it(sandbox_works, tmp_path):
+    """A match launches every seat's sandbox before it boots the first: their builds overlap."""
+    bot = tmp_path / "bot.py"
+    bot.write_text("import time\ntime.sleep(1.5)\ndef play(o):\n    return {'plays': []}\n")
+    with SandboxedPlayer(bot) as first, SandboxedPlayer(bot) as second:
+        launched = time.perf_counter()
+        first.launch(10)
+        second.launch(10)
+        assert first.sandbox_pid is None and second.sandbox_pid is None  # bwrap builds them; no harness yet
+        first.boot()
+        second.boot()
+        assert time.perf_counter() - launched < 1.0  # neither import's nap has been waited for
+        assert first.sandbox_pid is not None and second.sandbox_pid is not None
+        first.boot()  # again: nothing more to do
+        first.start(10)
+        second.start(10)
+        assert time.perf_counter() - launched < 2.8  # the two naps overlapped
+        assert first.play({}, 1)[0] == second.play({}, 1)[0] == {"plays": []}
+
+
+def test_a_launched_sandbox_closed_before_its_boot_leaves_nothing(sandbox_works, tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text("def play(o):\n    return {'plays': []}\n")
+    player = SandboxedPlayer(bot)
+    player.launch(10)
+    bwrap_pid = player._sandbox.process.pid
+    player.close()
+    assert not Path(f"/proc/{bwrap_pid}").exists()
+    with pytest.raises(SandboxUnavailable):
+        player._sandbox.join()
+
+
 def test_nothing_of_the_launch_leaks_into_the_sandbox_as_a_descriptor(sandbox_works, tmp_path):
     bot = tmp_path / "bot.py"
     bot.write_text(
