@@ -299,6 +299,10 @@ class _Seat:
             self.player.close()
             self.player = None
 
+    def begin_close(self) -> None:
+        if self.player is not None:
+            self.player.begin_close()
+
     def close(self) -> None:
         self._discard()
 
@@ -333,6 +337,8 @@ def _games(spec: MatchSpec) -> Generator[GameResult, None, None]:
         for index in range(spec.games):
             yield _play_game(spec, seats, identities, index)
     finally:
+        for seat in seats:  # every bot signalled before the first is waited for: their ends overlap
+            seat.begin_close()
         for seat in seats:
             seat.close()
 

@@ -55,6 +55,9 @@ class Player(Protocol):
     def take_stderr(self) -> str:
         """Return and clear what the bot wrote to stderr/stdout since the last call (capped)."""
 
+    def begin_close(self) -> None:
+        """Begin stopping the bot without waiting for it (close() finishes), so that several bots end at once."""
+
     def close(self) -> None:
         """Stop the bot; nothing of it may outlive this call."""
 
@@ -177,6 +180,9 @@ class InProcessPlayer:
 
     def take_stderr(self) -> str:
         return "" if self._output is None else self._output.take()
+
+    def begin_close(self) -> None:
+        return None
 
     def close(self) -> None:
         return None

@@ -63,6 +63,7 @@ class SandboxProcess:
         self.stopped = False  # the harness stopped itself after its last reply
         self.cgroup: cgroups.Cgroup | None = None
         self.killed = False
+        self.kill_sent = False  # SIGKILL sent (send_kill); killed: also reaped and released
         self.deadline = 0.0  # of the request in progress (perf_counter time)
         self.announced = False  # the harness has spoken: from here on, everything is the bot's doing
         self.exit_status: int | None = None  # the harness's, as the monitor reported it
@@ -489,11 +490,12 @@ class SandboxProcess:
             self._read_status()
         return self.exit_status
 
-    def kill(self) -> None:
-        """SIGKILL the whole sandbox, reap it and release everything it held. Idempotent."""
-        if self.killed:
+    def send_kill(self) -> None:
+        """SIGKILL the whole sandbox without waiting for it to go: kill() reaps it. A runner ending several sandboxes
+        signals them all first, so that their exits (address spaces, namespaces, mounts) overlap."""
+        if self.kill_sent:
             return
-        self.killed = True
+        self.kill_sent = True
         for pidfd in (self.pidfd, self.init_pidfd):  # PID 1's death ends its PID namespace, the harness included
             if pidfd is not None:
                 try:
@@ -502,6 +504,13 @@ class SandboxProcess:
                     pass
         if self.init_pidfd is None and getattr(self, "process", None) is not None:
             self.process.kill()  # never built: bwrap's death takes whatever it made (--die-with-parent)
+
+    def kill(self) -> None:
+        """SIGKILL the whole sandbox, reap it and release everything it held. Idempotent."""
+        if self.killed:
+            return
+        self.killed = True
+        self.send_kill()
         for pidfd in (self.pidfd, self.init_pidfd):
             if pidfd is not None:
                 _exited(pidfd, REAP_SECONDS)  # gone, so its cgroups can be removed

@@ -33,5 +33,8 @@ class FailingPlayer:
     def take_stderr(self) -> str:
         return ""
 
+    def begin_close(self) -> None:
+        return None
+
     def close(self) -> None:
         return None

@@ -1,5 +1,6 @@
-"""The match runner's order of starting its bots: every seat launched, then every seat booted, then each started, so
-that the sandboxes' builds and loads overlap instead of following one another."""
+"""The match runner's order of starting and ending its bots: every seat launched, then every seat booted, then each
+started; at the end every bot signalled to end before the first is waited for: the sandboxes' builds, loads and
+exits overlap instead of following one another."""
 
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ class RecordingPlayer:
     def take_stderr(self) -> str:
         return ""
 
+    def begin_close(self) -> None:
+        self.calls.append(("begin_close", self.name))
+
     def close(self) -> None:
         self.calls.append(("close", self.name))
 
@@ -51,3 +55,11 @@ def test_every_seat_is_launched_then_booted_before_the_first_is_started(monkeypa
     ]  # fmt: skip
     assert calls[6:8] == [("start", "b"), ("new_game", "b")]
     assert [call for call in calls if call[0] in ("launch", "boot", "start")] == calls[:5] + [("start", "b")]
+
+
+def test_every_bot_is_signalled_to_end_before_the_first_is_waited_for(monkeypatch):
+    calls: list[tuple[str, str]] = []
+    monkeypatch.setattr(bots.match, "make_player", lambda bot, spec: RecordingPlayer(bot.label, calls))
+    spec = MatchSpec("face-to-face", [BotSpec("a", version="sha256:a"), BotSpec("b", version="sha256:b")], games=2)
+    run_match(spec)
+    assert calls[-4:] == [("begin_close", "a"), ("begin_close", "b"), ("close", "a"), ("close", "b")]

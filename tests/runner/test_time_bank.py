@@ -50,6 +50,9 @@ class ScriptedClock:
     def take_stderr(self) -> str:
         return ""
 
+    def begin_close(self) -> None:
+        return None
+
     def close(self) -> None:
         return None
 

@@ -322,6 +322,33 @@ def test_a_launched_sandbox_closed_before_its_boot_leaves_nothing(sandbox_works,
         player._sandbox.join()
 
 
+def test_begin_close_kills_at_once_and_close_leaves_nothing(sandbox_works, tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text("def play(o):\n    return {'plays': []}\n")
+    with SandboxedPlayer(bot) as first, SandboxedPlayer(bot) as second:
+        for player in (first, second):
+            player.start(10)
+            player.play({}, 1)
+        sandboxes = [first._sandbox, second._sandbox]
+        pids = [pid for sandbox in sandboxes for pid in (sandbox.child_pid, sandbox.init_pid, sandbox.process.pid)]
+        first.begin_close()
+        second.begin_close()
+        deadline = time.monotonic() + 5
+        while any(b"\nState:\tZ" not in _status(pid) for pid in pids[:2] + pids[3:5]) and time.monotonic() < deadline:
+            time.sleep(0.01)  # signalled, not waited for: each dies (a zombie until reaped) without close()
+        assert all(b"\nState:\tZ" in _status(pid) for pid in pids[:2] + pids[3:5])
+        first.close()
+        second.close()
+        assert not any(Path(f"/proc/{pid}").exists() for pid in pids)  # reaped, every one
+
+
+def _status(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/status").read_bytes()
+    except OSError:
+        return b"\nState:\tZ (gone)"
+
+
 def test_nothing_of_the_launch_leaks_into_the_sandbox_as_a_descriptor(sandbox_works, tmp_path):
     bot = tmp_path / "bot.py"
     bot.write_text(
