@@ -212,13 +212,19 @@ class SandboxProcess:
             for fd in sandbox_fds.values():
                 os.close(fd)
         try:
+            if admit is not None:
+                # bwrap and PID 1 while the fork server's monitor joins the sandbox: a cgroup v1 move waits for an
+                # RCU grace period, which the monitor's work then overlaps, and the harness's move soon after finds
+                # it passed
+                self._enter_cgroup((self.process.pid, self.init_pid))
             self.child_pid, self.pidfd = self._await_harness(deadline)
             self.stat_fd = os.open(f"/proc/{self.child_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
             self.cpu_clock = pause.cpu_clock(self.child_pid)
             if _exited(self.pidfd):  # opened by PID: only if it still runs is that file its own
                 raise SandboxUnavailable("the harness ended before it ran anything of the bot's")
             if admit is not None:
-                self._admit((self.process.pid, self.init_pid, self.child_pid), admit)
+                self._enter_cgroup((self.child_pid,))
+                os.write(admit, b"\n")  # the harness may go on: it runs nothing of the bot's outside its cgroups
         finally:
             for fd in ours:
                 os.close(fd)
@@ -256,9 +262,8 @@ class SandboxProcess:
         os.set_inheritable(pidfds[0], False)
         return report["harness-pid"], pidfds[0]
 
-    def _admit(self, pids: tuple[int, ...], admit: int) -> None:
-        """Put bwrap, PID 1 and the harness (held back before it runs anything of the bot's) into the cgroups;
-        release the harness."""
+    def _enter_cgroup(self, pids: tuple[int, ...]) -> None:
+        """Put `pids` (bwrap, PID 1, the harness held back before it runs anything of the bot's) into the cgroups."""
         try:
             for path in self.cgroup.procs_files:
                 fd = os.open(path, os.O_WRONLY)
@@ -269,7 +274,6 @@ class SandboxProcess:
                     os.close(fd)
         except OSError as error:  # e.g. it is gone already: nothing of the bot's has run
             raise SandboxUnavailable(f"cannot put the sandbox into its cgroups: {error}") from error
-        os.write(admit, b"\n")
 
     # -- output handling -------------------------------------------------------------------------
     def _keep_log(self, data: bytes) -> None:
