@@ -21,13 +21,15 @@ without games is placed on ``anchor`` with an infinite interval.
 Sparse maths: the Hessian is the weighted graph Laplacian of the pairs that met (one off-diagonal entry
 per pair), so nothing is ever n x n. Each group is ordered by reverse Cuthill-McKee and cut into
 consecutive blocks so that every pair lies within one block or two neighbouring ones; the Hessian is
-then block tridiagonal. Where that factor is affordable (a ladder of close-rating pairings is a narrow
+then block tridiagonal. Where that factor is cheap (a ladder of close-rating pairings is a narrow
 band; a small league is one or two dense blocks) the variances are exact: block Cholesky, then the
 Takahashi recurrences give the inverse on the blocks, i.e. every variance and the covariance of every
 pair that met. Where the blocks would be dense and large (opponents drawn from the whole ladder: an
 expander, whose factor fills in completely) the variances are estimated from the Neumann series of the
 Laplacian's pseudo-inverse to second order, which such a graph makes converge fast (errors below 0.1 %
-on random leagues; measured by ``python -m bench.ratings``), and pair covariances are not given. The fit
+on random leagues; measured by ``python -m bench.ratings``), and pair covariances are not given; while
+the factor is still affordable, the estimate is kept only if exact values for a few players, by
+conjugate gradients, agree with it within 2.5 %, and the group is solved exactly otherwise. The fit
 itself is exact either way: Newton's method with conjugate-gradient steps, preconditioned by the
 diagonal (and the block factor where a chain of close ratings needs it), down to a step of a millionth
 of a standard error, which leaves an error of ~1e-12. The pieces: ``graph`` (who met whom, its groups

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
+
 import numpy as np
 import scipy.sparse
 import scipy.sparse.csgraph
@@ -14,6 +17,10 @@ from league.arena.ladder.bradley_terry.blocks import BlockChain, block_flops, bl
 # hold at most this many numbers; past either, they are estimated.
 EXACT_FLOPS_LIMIT = 1e10
 EXACT_ENTRIES_LIMIT = 4e7
+# Past this many (a dense group of ~800 players, ~50 ms on one core), a group's variances are estimated first, and
+# the estimate kept if it passes its check against exact values (variances.checked_estimate); otherwise, and for
+# every cheaper group, they come from the block factor.
+ESTIMATE_FIRST_FLOPS = 1e9
 
 
 def _symmetric_pattern(
@@ -33,11 +40,28 @@ def _symmetric_pattern(
     return scipy.sparse.csr_array((np.ones(2 * len(i)), indices, indptr), shape=(n, n))
 
 
-class Graph:
-    """Who met whom, cut into connected groups, each solved exactly (block factor) or estimated.
+@dataclass(frozen=True)
+class Part:
+    """Some groups of a graph solved by a block factor.
 
-    ``order`` lists the exactly solved players group by group in reverse Cuthill-McKee order, and
-    ``chain`` cuts it into blocks such that every pair lies within one block or two neighbouring ones.
+    ``order`` lists their players group by group in reverse Cuthill-McKee order, ``pairs`` indexes their pairs,
+    ``chain`` cuts ``order`` into blocks such that every pair lies within one block or two neighbouring ones, and
+    ``pinned`` is +1 on each group's first player: the factor is of the Hessian plus ``pinned`` on its diagonal,
+    full rank and, for a right-hand side whose group sums are 0, the same solution up to a shift.
+    """
+
+    player: NDArray[np.bool_]
+    order: NDArray[np.int64]
+    pairs: NDArray[np.int64]
+    chain: BlockChain
+    pinned: NDArray[np.float64]
+
+
+class Graph:
+    """Who met whom, cut into connected groups, and what solving each group exactly would cost.
+
+    A group is ``affordable`` while its block factor costs at most EXACT_FLOPS_LIMIT (and EXACT_ENTRIES_LIMIT), and
+    ``cheap`` while it costs at most ESTIMATE_FIRST_FLOPS.
     """
 
     def __init__(self, n: int, i: NDArray[np.int64], j: NDArray[np.int64]) -> None:
@@ -52,35 +76,53 @@ class Graph:
         _, group = scipy.sparse.csgraph.connected_components(pattern, directed=True, connection="strong")
         self.group = group.astype(np.int64)
         self.group_size = np.bincount(self.group).astype(np.float64)
+        self.first_player = np.unique(self.group, return_index=True)[1]
         # Each group comes out of reverse Cuthill-McKee in one piece.
-        rcm = scipy.sparse.csgraph.reverse_cuthill_mckee(pattern, symmetric_mode=True).astype(np.int64)
-        exact_group = _affordable_groups(rcm, self.group, i, j)
-        exact_player = exact_group[self.group]
-        self.order = rcm[exact_player[rcm]]
-        self.exact_pairs = np.flatnonzero(exact_player[i])
-        self.exact_player = exact_player
-        self.chain = BlockChain(self.order, i[self.exact_pairs], j[self.exact_pairs], n)
-        # The block factor is of the Hessian with each exact group's first player pinned (+1 on its diagonal):
-        # full rank, and, for a right-hand side whose group sums are 0, the same solution up to a shift.
-        self.pinned = np.zeros(n)
-        firsts = np.unique(self.group, return_index=True)[1]
-        self.pinned[firsts[exact_group]] = 1.0
+        self.rcm = scipy.sparse.csgraph.reverse_cuthill_mckee(pattern, symmetric_mode=True).astype(np.int64)
+        flops, entries = _group_costs(self.rcm, self.group, i, j)
+        self.affordable = (flops <= EXACT_FLOPS_LIMIT) & (entries <= EXACT_ENTRIES_LIMIT)
+        self.cheap = self.affordable & (flops <= ESTIMATE_FIRST_FLOPS)
+
+    @cached_property
+    def solvable(self) -> Part:
+        """Every affordable group: what Newton's method may precondition with the block factor."""
+        return self.part(self.affordable)
+
+    def part(self, groups: NDArray[np.bool_]) -> Part:
+        """The groups marked in ``groups`` (one flag per group), to be solved by a block factor."""
+        if np.array_equal(groups, self.affordable) and "solvable" in self.__dict__:
+            return self.solvable
+        player = groups[self.group]
+        order = self.rcm[player[self.rcm]]
+        pairs = np.flatnonzero(player[self.i])
+        pinned = np.zeros(self.n)
+        pinned[self.first_player[groups]] = 1.0
+        return Part(player, order, pairs, BlockChain(order, self.i[pairs], self.j[pairs], self.n), pinned)
 
     def upper(self, weight: NDArray[np.float64]) -> scipy.sparse.csr_array:
         """The pairs' weights as the upper triangle of a sparse matrix (no copy)."""
         return scipy.sparse.csr_array((weight, self.upper_columns, self.upper_indptr), shape=(self.n, self.n))
 
     def centre(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Each group's mean subtracted."""
+        """Each group's mean subtracted (from each column, for a matrix)."""
         if len(self.group_size) == 1:  # the usual ladder, one group: a third of the time of the general case
-            return theta - theta.mean()
-        return theta - np.bincount(self.group, theta)[self.group] / self.group_size[self.group]
+            return theta - theta.mean(axis=0)
+        if theta.ndim == 1:
+            return theta - np.bincount(self.group, theta)[self.group] / self.group_size[self.group]
+        return theta - (self.group_indicator @ theta / self.group_size[:, None])[self.group]
+
+    @cached_property
+    def group_indicator(self) -> scipy.sparse.csr_array:
+        """Groups x players, 1 where the player is in the group."""
+        return scipy.sparse.csr_array(
+            (np.ones(self.n), self.group, np.arange(self.n + 1)), shape=(self.n, len(self.group_size))
+        ).T.tocsr()
 
 
-def _affordable_groups(
+def _group_costs(
     rcm: NDArray[np.int64], group: NDArray[np.int64], i: NDArray[np.int64], j: NDArray[np.int64]
-) -> NDArray[np.bool_]:
-    """Per group: can its block factor be afforded (EXACT_FLOPS_LIMIT, EXACT_ENTRIES_LIMIT)?"""
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per group: the floating-point operations and the numbers held of its block factor and inversion."""
     position = np.empty(len(rcm), dtype=np.int64)
     position[rcm] = np.arange(len(rcm))
     grouped = group[rcm]
@@ -96,4 +138,4 @@ def _affordable_groups(
     groups = int(group.max()) + 1 if len(group) else 0
     flops = np.bincount(block_group, block_flops(sizes, following), groups)
     entries = np.bincount(block_group, sizes * (sizes + following), groups)
-    return (flops <= EXACT_FLOPS_LIMIT) & (entries <= EXACT_ENTRIES_LIMIT)
+    return flops, entries

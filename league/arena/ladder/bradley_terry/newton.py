@@ -12,7 +12,7 @@ from scipy.special import expit, log_expit
 
 from league.arena.ladder.bradley_terry.blocks import BlockFactor
 from league.arena.ladder.bradley_terry.graph import Graph
-from league.arena.ladder.bradley_terry.variances import estimated_variances, exact_variances
+from league.arena.ladder.bradley_terry.variances import variances
 
 # Step sizes are measured in standard errors (see posterior_mode).
 _STEP_TOLERANCE = 1e-6  # stop after a step this small: quadratic convergence leaves an error of ~1e-12
@@ -89,8 +89,8 @@ class NewtonSolver:
         self.iterations = 0
 
     def refactor(self, weight: NDArray[np.float64], diagonal: NDArray[np.float64]) -> BlockFactor:
-        graph = self.graph
-        self.factor = graph.chain.factor(weight[graph.exact_pairs], (diagonal + graph.pinned)[graph.order])
+        solvable = self.graph.solvable
+        self.factor = solvable.chain.factor(weight[solvable.pairs], (diagonal + solvable.pinned)[solvable.order])
         self.stale = False
         return self.factor
 
@@ -108,8 +108,7 @@ class NewtonSolver:
             shape, matvec=lambda x: graph.centre(diagonal * x - upper @ x - upper.T @ x), dtype=np.float64
         )
         rhs = -graph.centre(gradient)
-        exact_groups = len(graph.order) > 0
-        first_try = _REFACTOR_AFTER if exact_groups and self.factor is None else _CG_MAX_ITERATIONS
+        first_try = _REFACTOR_AFTER if graph.affordable.any() and self.factor is None else _CG_MAX_ITERATIONS
         step, converged = self._cg(hessian, rhs, None, rtol, diagonal, first_try)
         if not converged and first_try < _CG_MAX_ITERATIONS:
             self.refactor(weight, diagonal)
@@ -126,12 +125,13 @@ class NewtonSolver:
         maxiter: int,
     ) -> tuple[NDArray[np.float64], bool]:
         graph, factor = self.graph, self.factor
+        order = graph.solvable.order if factor is not None else None
         inverse_diagonal = np.divide(1.0, diagonal, out=np.zeros_like(diagonal), where=diagonal > 0)
 
         def precondition(r: NDArray[np.float64]) -> NDArray[np.float64]:
             z = r * inverse_diagonal
             if factor is not None:
-                z[graph.order] = factor.solve(r[graph.order])
+                z[order] = factor.solve(r[order])
             return graph.centre(z)
 
         iterations = 0
@@ -159,7 +159,6 @@ class NewtonSolver:
 def posterior_mode(posterior: Posterior, initial: NDArray[np.float64]) -> Mode:
     """Maximise the log-posterior from `initial`; the strengths, their variances and the pairs' covariances."""
     graph = posterior.graph
-    n = graph.n
     theta = graph.centre(initial)
     solver = NewtonSolver(graph)
 
@@ -200,15 +199,5 @@ def posterior_mode(posterior: Posterior, initial: NDArray[np.float64]) -> Mode:
     # (the Fisher information) gives the variances.
     theta = graph.centre(theta)
     _, weight, diagonal = posterior.derivatives(theta)
-    factor = solver.refactor(weight, diagonal) if len(graph.order) else None
-
-    variance = np.empty(n)
-    covariance = np.full(len(graph.i), math.nan)
-    if factor is not None:
-        exact_variance, exact_covariance = exact_variances(graph, factor)
-        variance[graph.order] = exact_variance
-        covariance[graph.exact_pairs] = exact_covariance
-    estimated = ~graph.exact_player
-    if estimated.any():
-        variance[estimated] = estimated_variances(graph, weight)[estimated]
-    return Mode(theta, np.maximum(variance, 0.0), graph.exact_player.copy(), covariance)
+    variance, exact, covariance = variances(graph, weight, diagonal)
+    return Mode(theta, np.maximum(variance, 0.0), exact, covariance)

@@ -1,0 +1,111 @@
+"""A group dearer to factor than ESTIMATE_FIRST_FLOPS gets estimated variances only if their check passes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.dense_ratings import dense_fit
+from league.arena.ladder import bradley_terry
+from league.arena.ladder.bradley_terry import variances
+from league.arena.ladder.bradley_terry.graph import Graph
+from tests.test_ratings import random_league
+
+
+def half_width_errors(fit: bradley_terry.Fit, players: list, a, b, a_won) -> np.ndarray:
+    _, variance, _ = dense_fit(players, a, b, wins_a=a_won, wins_b=~a_won)
+    return np.abs(np.sqrt(fit.variance / variance) - 1.0)
+
+
+@pytest.fixture
+def estimate_first(monkeypatch):
+    """Every group with games is dear enough to be estimated first."""
+    monkeypatch.setattr(bradley_terry.graph, "ESTIMATE_FIRST_FLOPS", 0.0)
+
+
+def test_a_well_connected_group_keeps_its_checked_estimate(estimate_first):
+    _, a, b, a_won = random_league(seed=11, players=400, n_games=30_000)
+    players = list(range(400))
+    fit = bradley_terry.fit(players, a, b, wins_a=a_won, wins_b=~a_won)
+    assert not fit.exact.any() and np.isnan(fit.covariance).all()
+    assert np.max(half_width_errors(fit, players, a, b, a_won)) < variances.ESTIMATE_TOLERANCE
+    elo, _, _ = dense_fit(players, a, b, wins_a=a_won, wins_b=~a_won)
+    assert np.max(np.abs(fit.elo - elo)) < 1e-6
+
+
+def test_a_chain_of_neighbours_fails_the_check_and_is_solved_exactly(estimate_first):
+    # Close-rating pairings: the estimate's missing long walks make it far too narrow here.
+    _, a, b, a_won = random_league(seed=12, players=300, n_games=20_000, reach=6)
+    players = list(range(300))
+    fit = bradley_terry.fit(players, a, b, wins_a=a_won, wins_b=~a_won)
+    assert fit.exact.all()
+    assert np.max(half_width_errors(fit, players, a, b, a_won)) < 1e-6
+
+
+def test_the_check_decides_per_group(estimate_first):
+    _, a1, b1, won1 = random_league(seed=13, players=400, n_games=30_000)
+    _, a2, b2, won2 = random_league(seed=14, players=200, n_games=8_000, reach=4)
+    a, b, a_won = np.r_[a1, a2 + 400], np.r_[b1, b2 + 400], np.r_[won1, won2]
+    fit = bradley_terry.fit(list(range(600)), a, b, wins_a=a_won, wins_b=~a_won)
+    assert not fit.exact[:400].any() and fit.exact[400:].all()
+
+
+def checked_league() -> tuple[Graph, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A graph, its weights at the optimum, the estimate, the dense variances, and a mask of its one group."""
+    _, a, b, a_won = random_league(seed=15, players=300, n_games=4_000)
+    players = list(range(300))
+    fit = bradley_terry.fit(players, a, b, wins_a=a_won, wins_b=~a_won)
+    _, dense_variance, _ = dense_fit(players, a, b, wins_a=a_won, wins_b=~a_won)
+    order = np.lexsort((np.maximum(a, b), np.minimum(a, b)))
+    i, j = np.minimum(a, b)[order], np.maximum(a, b)[order]
+    keys, first = np.unique(i * 300 + j, return_index=True)
+    i, j = keys // 300, keys % 300
+    games = np.diff(np.append(first, len(order))).astype(float)
+    opponents = np.bincount(i, minlength=300) + np.bincount(j, minlength=300)
+    theta = (fit.elo - 1500.0) / bradley_terry.ELO_PER_NAT
+    p = 1.0 / (1.0 + np.exp(theta[j] - theta[i]))
+    weight = (games + 2.0 / opponents[i] + 2.0 / opponents[j]) * p * (1.0 - p)
+    graph = Graph(300, i, j)
+    estimate = variances.estimated_variances(graph, weight)
+    return graph, weight, estimate, dense_variance / bradley_terry.ELO_PER_NAT**2, np.ones(1, dtype=bool)
+
+
+def test_the_check_reports_the_largest_error_of_its_checked_players():
+    graph, weight, estimate, exact, group = checked_league()
+    degree = np.bincount(graph.i, weight, graph.n) + np.bincount(graph.j, weight, graph.n)
+    squared = graph.upper(weight**2)
+    returns = (squared @ (1 / degree) + squared.T @ (1 / degree)) / degree
+    checked = variances._checked_players(np.arange(graph.n), returns)
+    assert len(checked) == variances.RISKIEST_CHECKED + variances.SPREAD_CHECKED
+    # The riskiest first: the players whose walks most often come straight back.
+    assert set(np.argsort(-returns)[: variances.RISKIEST_CHECKED]) <= set(checked)
+    expected = np.max(np.abs(np.sqrt(estimate[checked] / exact[checked]) - 1.0))
+    (reported,) = variances.estimate_errors(graph, weight, estimate, group)
+    assert reported == pytest.approx(expected, rel=1e-4)
+
+
+def test_the_tolerance_decides_between_the_estimate_and_the_factor(monkeypatch, estimate_first):
+    graph, weight, estimate, exact, group = checked_league()
+    (error,) = variances.estimate_errors(graph, weight, estimate, group)
+    diagonal = np.bincount(graph.i, weight, graph.n) + np.bincount(graph.j, weight, graph.n)
+    graph = Graph(graph.n, graph.i, graph.j)  # with ESTIMATE_FIRST_FLOPS at 0: estimated first
+    monkeypatch.setattr(variances, "ESTIMATE_TOLERANCE", error * 1.01)
+    variance, is_exact, _ = variances.variances(graph, weight, diagonal)
+    assert not is_exact.any() and np.array_equal(variance, estimate)
+    monkeypatch.setattr(variances, "ESTIMATE_TOLERANCE", error * 0.99)
+    variance, is_exact, _ = variances.variances(graph, weight, diagonal)
+    assert is_exact.all() and variance == pytest.approx(exact, rel=1e-8)
+
+
+def test_a_check_that_does_not_converge_rejects_the_estimate(monkeypatch):
+    graph, weight, estimate, _, group = checked_league()
+    monkeypatch.setattr(variances, "_CHECK_MAX_ITERATIONS", 2)
+    assert variances.estimate_errors(graph, weight, estimate, group)[0] == np.inf
+
+
+def test_the_choice_does_not_depend_on_how_the_players_are_numbered(estimate_first):
+    _, a, b, a_won = random_league(seed=16, players=400, n_games=30_000)
+    forward = bradley_terry.fit(list(range(400)), a, b, wins_a=a_won, wins_b=~a_won)
+    renumbered = bradley_terry.fit(list(range(400)), 399 - a, 399 - b, wins_a=a_won, wins_b=~a_won)
+    assert not forward.exact.any() and not renumbered.exact.any()
+    assert forward.variance == pytest.approx(renumbered.variance[::-1], rel=1e-9)
