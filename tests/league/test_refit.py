@@ -3,6 +3,8 @@
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from league.arena.ladder import bradley_terry, refits
@@ -112,6 +114,16 @@ def test_a_refit_claim_of_a_dead_process_of_the_node_is_handed_back_at_once(
     assert sent == [("refit_ratings", ("face-to-face",))]
     assert refits.run(RatingPool.ladder("face-to-face"), "w1@host:1") == 1
     assert RatingFit.objects.get(game="face-to-face").games == 1
+
+
+def test_a_request_while_a_refit_is_asked_for_reads_one_row_and_writes_nothing(alice, bob, make_version, sent):
+    make_version(alice, "a"), make_version(bob, "b")
+    refits.request(RatingPool.ladder("face-to-face"))
+    sent.clear()
+    with CaptureQueriesContext(connection) as queries:
+        refits.request(RatingPool.ladder("face-to-face"))
+    assert len(queries.captured_queries) == 1 and queries.captured_queries[0]["sql"].startswith("SELECT")
+    assert sent == []
 
 
 # Outside a test transaction: requests follow commits, so what they queue is sent at once.

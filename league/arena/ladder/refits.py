@@ -142,8 +142,11 @@ def _live_claim() -> Q:
 
 def request(pool: RatingPool) -> None:
     """Ask for a refit of `pool` covering everything committed so far, within about FIRST_WAIT seconds."""
-    # Only a row not yet pending is written (and locked): under a stream of matches most requests write nothing,
-    # and send nothing either: the refit asked for by the request that set `pending` covers theirs too.
+    # Under a stream of matches most requests find `pending` set already: they write nothing and send nothing (the
+    # refit asked for by the request that set it covers theirs too, as it clears `pending` before it reads the
+    # pairs), in one read. Only a row not yet pending is written (and locked).
+    if RatingFit.objects.filter(game=pool.key, pending=True).exists():
+        return
     if not RatingFit.objects.filter(game=pool.key, pending=False).update(pending=True):
         _state(pool)
         if not RatingFit.objects.filter(game=pool.key, pending=False).update(pending=True):
