@@ -1,5 +1,6 @@
 """A refit's one-statement read of the pairs and write of the ratings give what the ORM gives."""
 
+import math
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -8,7 +9,7 @@ from django.utils import timezone
 
 from league.arena.ladder import refit_sql, refits
 from league.arena.ladder.pools import RatingPool
-from league.arena.models import PairResult, Rating
+from league.arena.models import PairResult, Rating, RatingPoint
 
 
 def _sorted(rows: np.ndarray) -> np.ndarray:
@@ -61,6 +62,33 @@ def test_a_refit_overwrites_every_rating_and_keeps_its_history_point(alice, bob,
         assert (row.elo, row.low, row.high) == pytest.approx((rating.elo, rating.low, rating.high))
         assert (row.games, row.wins, row.losses) == (rating.games, rating.wins, rating.losses)
         assert (row.point_elo, row.point_games) == (row.elo, 4)  # games changed: a new point
+
+
+def test_every_history_point_column_but_game_and_time_is_written():
+    columns = {field.attname for field in RatingPoint._meta.concrete_fields} - {"id", "game", "fitted_at"}
+    assert set(refit_sql.POINT_COLUMNS) == columns
+
+
+def test_history_points_are_inserted_bit_for_bit(alice, bob, make_version):
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    when = datetime(2026, 11, 28, 21, 0, 0, 123456, tzinfo=UTC)
+    refit_sql.insert_points(
+        "face-to-face",
+        {
+            "version_id": np.array([a.pk, b.pk]),
+            "elo": np.array([1500.0 + 1 / 3, 1499.0]),
+            "low": np.array([1400.1, -math.inf]),
+            "high": np.array([1600.9, math.inf]),
+            "games": np.array([7, 0]),
+        },
+        when,
+    )
+    rows = {p.version_id: p for p in RatingPoint.objects.filter(game="face-to-face")}
+    assert (rows[a.pk].elo, rows[a.pk].low, rows[a.pk].high, rows[a.pk].games) == (1500.0 + 1 / 3, 1400.1, 1600.9, 7)
+    assert (rows[b.pk].low, rows[b.pk].high, rows[b.pk].games) == (-math.inf, math.inf, 0)
+    assert {p.fitted_at for p in rows.values()} == {when}
+    with pytest.raises(ValueError, match="columns must be"):
+        refit_sql.insert_points("face-to-face", {"version_id": np.array([a.pk])}, when)
 
 
 @pytest.mark.parametrize(

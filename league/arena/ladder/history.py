@@ -10,12 +10,11 @@ refit finds every last point in the one read of the ratings it makes anyway.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 import numpy as np
 
 from league.arena.ladder import refit_sql
-from league.arena.models import Rating, RatingPoint
+from league.arena.models import Rating
 
 STEP = 0.5  # Elo
 
@@ -82,12 +81,3 @@ def moved(last: Points, fitted: Points) -> np.ndarray:
             np.abs(a - b) >= STEP for a, b in ((last.elo, fitted.elo), (last.low, fitted.low), (last.high, fitted.high))
         ]
     return (last.games != fitted.games) | far[0] | far[1] | far[2]
-
-
-def point_rows(game: str, versions: np.ndarray, points: Points, fitted_at: datetime) -> list[RatingPoint]:
-    """The RatingPoint rows of `versions`' new `points` (one per index)."""
-    columns = zip(versions.tolist(), *(column.tolist() for column in points._columns()), strict=True)
-    return [
-        RatingPoint(version_id=pk, game=game, elo=elo, low=low, high=high, games=games, fitted_at=fitted_at)
-        for pk, elo, low, high, games in columns
-    ]

@@ -24,7 +24,6 @@ from league.arena.models import (
     DealPair,
     PairResult,
     Rating,
-    RatingPoint,
     Season,
     SeasonRating,
 )
@@ -138,7 +137,18 @@ def _write_ladder(game: str, fitted: bradley_terry.Fit, last_played_us: np.ndarr
     new = history.Points(fitted.elo, low, high, fitted.games).take(playing)
     last, written = last.take(playing), versions[playing]
     moved = history.moved(last, new)
-    RatingPoint.objects.bulk_create(history.point_rows(game, written[moved], new.take(moved), now), batch_size=2_000)
+    points_written = new.take(moved)
+    refit_sql.insert_points(
+        game,
+        {
+            "version_id": written[moved],
+            "elo": points_written.elo,
+            "low": points_written.low,
+            "high": points_written.high,
+            "games": points_written.games,
+        },
+        now,
+    )
     points = new.where(moved, last)
     vacuuming.rewrote(Rating, len(written))
     refit_sql.replace_ratings(

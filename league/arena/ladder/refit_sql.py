@@ -24,7 +24,7 @@ from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
 from numpy.typing import ArrayLike
 
-from league.arena.models import Rating
+from league.arena.models import Rating, RatingPoint
 
 PAIR_FIELDS = ("first_id", "second_id", "first_wins", "second_wins", "draws")
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -199,6 +199,32 @@ def replace_ratings(game: str, columns: dict[str, ArrayLike], stale: ArrayLike) 
         )
 
 
+def insert_points(game: str, columns: dict[str, ArrayLike], fitted_at: datetime) -> None:
+    """Insert RatingPoint rows of `game` fitted at `fitted_at`: one array per column of POINT_COLUMNS, a row per index.
+
+    On PostgreSQL one statement of binary arrays: Django's bulk_create prepared each of a refit's ~3,000 values one by
+    one in Python (a third of its CPU at 10,000 bots, where a refit after 20 random matches writes ~600 points)."""
+    if set(columns) != set(POINT_COLUMNS):
+        raise ValueError(f"columns must be {sorted(POINT_COLUMNS)}, got {sorted(columns)}")
+    if not len(columns["version_id"]):
+        return
+    if connection.vendor != "postgresql":
+        values = {name: np.asarray(column).tolist() for name, column in columns.items()}
+        rows = [dict(zip(values, row, strict=True)) for row in zip(*values.values(), strict=True)]
+        RatingPoint.objects.bulk_create([RatingPoint(game=game, fitted_at=fitted_at, **row) for row in rows])
+        return
+    names = list(POINT_COLUMNS)
+    arrays = ", ".join(f"%b::{POINT_COLUMNS[name]}[]" for name in names)
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.adapters.register_dumper(BinaryArray, _BinaryArrayDumper)
+        cursor.execute(
+            f"INSERT INTO {RatingPoint._meta.db_table} (game, fitted_at, {', '.join(names)})"
+            f" SELECT %s, %s, * FROM unnest({arrays})",
+            (game, fitted_at, *(binary_array(columns[name], POINT_COLUMNS[name]) for name in names)),
+        )
+
+
 class BinaryArray(bytes):
     """A one-dimensional PostgreSQL array in its binary wire format (`binary_array`), sent as is."""
 
@@ -262,3 +288,6 @@ RATING_COLUMNS = {
     "point_high": "float8",
     "point_games": "int4",
 }
+
+# The columns of a RatingPoint written by a refit (with `game` and `fitted_at`), with their PostgreSQL types.
+POINT_COLUMNS = {"version_id": "int8", "elo": "float8", "low": "float8", "high": "float8", "games": "int4"}
