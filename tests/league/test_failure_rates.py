@@ -97,3 +97,43 @@ def test_the_page_reads_the_kept_counts_not_the_games(client, alice, bob, make_v
     ForfeitCount.objects.filter(version=mine).update(games=2)  # what the page shows is what the stores kept
     caching.bump(caching.leaderboard_scope("face-to-face"))  # as the next refit does
     assert "50.0 %" in crash_cell() and "(2)" in crash_cell()
+
+
+def test_a_coop_versions_games_count_each_game_once_validation_left_out(client, alice, make_version, settings, sent):
+    # Real challenge matches, one a team of two seating the same version: each game counts once.
+    from pathlib import Path
+
+    import bots.house
+    from league.arena.coop import challenges
+    from league.arena.models import GameSeat
+    from tests.league.coop_helpers import play_queued
+
+    settings.ARENA_COOP_MAX_PENDING = 100
+    challenges.start_season("the-game", deals=6, chunk=3, team_sizes=[1, 2])
+    mine = make_version(
+        alice, "mine", game="the-game", source=(Path(bots.house.__file__).parent / "greedy.py").read_bytes()
+    )
+    challenges.schedule("the-game")
+    assert play_queued() > 0
+    played = [
+        GameResult.from_log(
+            index=0, deal=0, log={"seed": "v:0", "start_seat": 0, "turns": []},
+            outcome=games.Outcome(games.Termination.CRASH, seat=0, detail="x"), seat_bots=[0],
+        )
+    ]  # fmt: skip
+    with transaction.atomic():
+        validation = Match.objects.create_with_entries(
+            [mine], kind="validation", game="the-game", games=1, players=1, seed="v", status="done"
+        )
+        results.save_games(validation, [mine], played, {}, timezone.now())
+    counted = (
+        GameSeat.objects.filter(version=mine)
+        .exclude(game__match__kind="validation")
+        .values("game_id")
+        .distinct()
+        .count()
+    )
+    assert counted == 12  # 6 deals alone and 6 as a team of two
+    page = client.get(reverse("bot", args=[mine.bot_id])).content.decode()
+    table = re.search(r'<table class="failures">.*?</table>', page, re.S).group(0)
+    assert re.findall(r'<td class="num">(.*?)</td>', table, re.S)[0] == str(counted)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 from django.db import connection
-from django.db.models import Count, Prefetch
+from django.db.models import Prefetch, Sum
 from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -31,6 +31,7 @@ from league.arena.models import (
     Game,
     GameSeat,
     Match,
+    MatchEntry,
     PairResult,
     Rating,
     SeatResult,
@@ -227,7 +228,7 @@ def failure_rates(numbers: dict[int, int], game: str, seat_games: dict[int, int]
     `game` but validation, and the share it forfeited by kind (the game's fault seat is its own), with the newest and
     oldest such game as examples. Counts kept on store (`ForfeitCount`), not a count over every game; in a
     competitive game the games are `seat_games` (`seat_records`: a game against itself counts once a seat), in a
-    co-op game they are counted (a team may seat one version more than once)."""
+    co-op game those of its match entries (a team may seat one version more than once)."""
     versions = sorted(numbers.items(), key=lambda item: -item[1])[:FAILURE_VERSIONS]
     if not versions:
         return []
@@ -235,10 +236,10 @@ def failure_rates(numbers: dict[int, int], game: str, seat_games: dict[int, int]
     if game in COMPETITIVE_GAMES:
         totals = seat_games
     else:
-        seats = GameSeat.objects.filter(version_id__in=ids).exclude(game__match__kind=Match.Kind.VALIDATION)
-        totals = dict(
-            seats.values("version_id").annotate(n=Count("game_id", distinct=True)).values_list("version_id", "n")
-        )
+        # A match's entry of a version holds its games there (a team seating the version twice has one such
+        # entry): a row a match, where counting the seats read a row a seat and looked up each game's match.
+        entries = MatchEntry.objects.filter(version_id__in=ids).exclude(match__kind=Match.Kind.VALIDATION)
+        totals = dict(entries.values("version_id").annotate(n=Sum("games")).values_list("version_id", "n"))
     by_kind = {
         (version, termination): (games, newest, oldest)
         for version, termination, games, newest, oldest in ForfeitCount.objects.filter(version_id__in=ids).values_list(
