@@ -132,3 +132,20 @@ def test_the_rule_reads_only_its_window_of_recent_ladder_games(ace, rival, setti
     resumed = first.played_games.first().played_at  # as if resumed after the first match: only the second counts
     assert pause_rule.recent_record(ace, since=resumed).games == 5 and pause_rule.recent_counts(ace, resumed) == (5, 0)
     assert pause_rule.recent_counts(rival) == (20, 0)  # its opponent's forfeits are not its own
+
+
+def test_only_versions_that_ever_forfeited_are_judged(ace, rival, monkeypatch):
+    judged = []
+    monkeypatch.setattr(pause_rule, "judge", lambda version: judged.append(version.pk))
+    store_ladder_match(ace, rival, forfeits=0, clean=10)
+    assert judged == []  # neither ever forfeited: neither can be over the share
+    store_ladder_match(ace, rival, forfeits=1, clean=9)
+    store_ladder_match(ace, rival, forfeits=0, clean=10)
+    assert judged == [ace.pk, ace.pk]  # once it has, each of its matches is judged, clean ones too
+
+
+def test_a_clean_match_that_brings_a_forfeiter_to_the_minimum_games_pauses_it(ace, rival):
+    store_ladder_match(ace, rival, forfeits=3, clean=6)  # 3 of 9: too few games to judge
+    assert Bot.objects.get(pk=ace.bot_id).paused_at is None
+    store_ladder_match(ace, rival, forfeits=0, clean=1)  # 3 of 10
+    assert Bot.objects.get(pk=ace.bot_id).paused_at is not None
