@@ -36,18 +36,23 @@ class Channel:
         self.proto_in = proto_in
         self.proto_out = proto_out
         self.protocol = protocol
+        self.header = protocol.REQUEST_HEADER
         self.buffer = b""
         self.pid = os.getpid()  # for good: nothing in the sandbox may fork (seccomp)
 
     def receive(self) -> dict | None:
-        header = self.protocol.REQUEST_HEADER
-        buffer = self._read_until(header)
+        header = self.header
+        buffer = self.buffer if len(self.buffer) >= header else self._read_until(header)
         if buffer is None:
             return None
         end = header + self.protocol.request_length(buffer[:header])
-        buffer = self._read_until(end)
-        if buffer is None:
-            return None
+        if len(buffer) < end:
+            buffer = self._read_until(end)
+            if buffer is None:
+                return None
+        if len(buffer) == end:  # the usual case: the whole request came in one read, and nothing after it
+            self.buffer = b""
+            return self.protocol.decode_request(buffer[header:])
         self.buffer = buffer[end:]
         return self.protocol.decode_request(buffer[header:end])
 
@@ -67,9 +72,11 @@ class Channel:
             data = self.protocol.encode(message)
         except self.protocol.ProtocolError as error:
             data = self.protocol.encode({"type": "error", "kind": "protocol", "detail": f"the bot's reply is {error}"})
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self.proto_out, view) :]
+        written = os.write(self.proto_out, data)  # usually all of it at once
+        if written < len(data):
+            view = memoryview(data)[written:]
+            while view:
+                view = view[os.write(self.proto_out, view) :]
 
     def reply(self, message: dict) -> None:
         """Answer a request, then stop until the next one (the runner continues us with it)."""
