@@ -66,6 +66,17 @@ def state(stat_fd: int, pid: int) -> str | None:
     return STOPPED if _leader(stat_fd) == leader else "R"
 
 
+def stopped_alone(stat_fd: int) -> bool:
+    """Whether the process of `stat_fd` (its /proc/PID/stat) is stopped and has a single thread, so stopped whole: how
+    a turn usually ends, told from one read (state() says the same, and also how a larger process stands)."""
+    try:
+        text = os.pread(stat_fd, STAT_BYTES, 0)
+        fields = text[text.rindex(b")") + 2 :].split(b" ", 18)
+    except (OSError, ValueError):
+        return False
+    return fields[0] == b"T" and len(fields) > 17 and fields[17] == b"1"
+
+
 def _leader(stat_fd: int) -> tuple[str, bytes] | None:
     """(the main thread's state letter, the number of threads as its digits), or None once the process is gone."""
     try:
