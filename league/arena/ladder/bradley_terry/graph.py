@@ -18,7 +18,7 @@ from league.arena.ladder.bradley_terry.blocks import BlockChain, block_flops, bl
 EXACT_FLOPS_LIMIT = 1e10
 EXACT_ENTRIES_LIMIT = 4e7
 # Past this many (a dense group of ~800 players, ~50 ms on one core), a group's variances are estimated first, and
-# the estimate kept if it passes its check against exact values (variances.checked_estimate); otherwise, and for
+# the estimate kept if it passes its check against exact values (variances.estimate_errors); otherwise, and for
 # every cheaper group, they come from the block factor.
 ESTIMATE_FIRST_FLOPS = 1e9
 
@@ -50,7 +50,6 @@ class Part:
     full rank and, for a right-hand side whose group sums are 0, the same solution up to a shift.
     """
 
-    player: NDArray[np.bool_]
     order: NDArray[np.int64]
     pairs: NDArray[np.int64]
     chain: BlockChain
@@ -97,7 +96,7 @@ class Graph:
         pairs = np.flatnonzero(player[self.i])
         pinned = np.zeros(self.n)
         pinned[self.first_player[groups]] = 1.0
-        return Part(player, order, pairs, BlockChain(order, self.i[pairs], self.j[pairs], self.n), pinned)
+        return Part(order, pairs, BlockChain(order, self.i[pairs], self.j[pairs], self.n), pinned)
 
     def upper(self, weight: NDArray[np.float64]) -> scipy.sparse.csr_array:
         """The pairs' weights as the upper triangle of a sparse matrix (no copy)."""
