@@ -111,12 +111,15 @@ def wait_until(what: str, check: Callable[[], bool], timeout: float) -> None:
         time.sleep(0.1)
 
 
-def kill_group(process: subprocess.Popen, how: int = signal.SIGKILL) -> None:
+def kill_group(process: subprocess.Popen, how: int = signal.SIGKILL, timeout: float = 30.0) -> None:
+    """Signal the process group `process` leads and wait until every process in it has ended, not only the leader:
+    a PostgreSQL backend still exiting holds the cluster's shared memory, and a restart then refuses to start."""
     try:
         os.killpg(process.pid, how)
     except ProcessLookupError:
         pass
     process.wait()
+    wait_until(f"process group {process.pid} to end", lambda: harness.group_gone(process.pid), timeout)
 
 
 class Service(ABC):
@@ -138,18 +141,34 @@ class Service(ABC):
     def ready(self) -> bool:
         """Whether the server on `self.port` answers."""
 
+    @property
+    @abstractmethod
+    def log_path(self) -> Path:
+        """Where the server writes its log."""
+
     def start(self) -> None:
         """Start the server and wait until it listens on its port and answers. At the first start a port taken
-        meanwhile is chosen again; a restart keeps the port the league's workers know, or fails."""
+        meanwhile is chosen again; a restart keeps the port the league's workers know, and tries again while a
+        server that exited at once is within its start time."""
+        deadline = time.monotonic() + self.start_seconds
         for _ in range(5):
             self.process = self.launch()
             if harness.listens(self.process, self.port, self.start_seconds, self.ready):
                 self.started = True
                 return
-            if self.started:
+            if not self.started:
+                self.port = harness.unused_port()
+            elif time.monotonic() > deadline:
                 break
-            self.port = harness.unused_port()
-        raise RuntimeError(f"{self.name} could not listen on port {self.port}; see its log")
+            else:
+                time.sleep(1)
+        raise RuntimeError(f"{self.name} could not listen on port {self.port}; its log ends:\n{self.log_tail()}")
+
+    def log_tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError as error:
+            return f"(no log: {error})"
 
 
 class Postgres(Service):
@@ -183,8 +202,12 @@ class Postgres(Service):
     def url(self, database: str = "postgres") -> str:
         return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
 
+    @property
+    def log_path(self) -> Path:
+        return self.folder / "postgres.log"
+
     def launch(self) -> subprocess.Popen:
-        with open(self.folder / "postgres.log", "ab") as log:
+        with open(self.log_path, "ab") as log:
             return subprocess.Popen(
                 [PG_BIN / "postgres", "-D", self.data, "-p", str(self.port), "-k", self.folder, "-h", "127.0.0.1",
                  "-c", "fsync=off", "-c", "max_connections=100"],
@@ -230,8 +253,12 @@ class Redis(Service):
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    @property
+    def log_path(self) -> Path:
+        return self.folder / "redis.log"
+
     def launch(self) -> subprocess.Popen:
-        with open(self.folder / "redis.log", "ab") as log:
+        with open(self.log_path, "ab") as log:
             return subprocess.Popen(
                 ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                  "--dir", self.folder],

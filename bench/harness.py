@@ -170,12 +170,50 @@ def listening_ports(root: int) -> set[int]:
     return ports
 
 
+LOWEST_SERVER_PORT = 10000
+
+
+def ephemeral_ports() -> range:
+    """The ports the kernel hands to outgoing connections (and to bind on port 0)."""
+    try:
+        low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    except (OSError, ValueError):
+        low, high = 32768, 60999
+    return range(low, high + 1)
+
+
 def unused_port() -> int:
-    """A port nobody listens on now (the kernel's pick). Another process may take it before a server started on it
-    binds it: check that the server got it (`listens`) and choose again if not."""
-    with socket.socket() as probe:
-        probe.bind((LOCALHOST, 0))
-        return probe.getsockname()[1]
+    """A port nobody holds now, below the kernel's ephemeral range. Another process may take it before a server
+    started on it binds it: check that the server got it (`listens`) and choose again if not.
+
+    Not an ephemeral port, because a server restarted on its port must find it free: while the server is down, a
+    client's outgoing connection may be given that very port, and a client retrying a connection to it may even
+    connect to itself (TCP simultaneous open), holding it until the client gives up."""
+    ephemeral = ephemeral_ports()
+    candidates = [port for port in range(LOWEST_SERVER_PORT, 65536) if port not in ephemeral]
+    for _ in range(100):
+        port = secrets.choice(candidates)
+        with socket.socket() as probe:
+            try:
+                probe.bind((LOCALHOST, port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port outside the ephemeral range {ephemeral.start}-{ephemeral.stop - 1}")
+
+
+def group_gone(group: int) -> bool:
+    """Whether every process of process group `group` has ended (a zombie has: it holds no memory, files or
+    sockets any more, only its exit status)."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == group and fields[0] != "Z":
+                return False
+    return True
 
 
 def listens(process: subprocess.Popen, port: int, timeout: float, ready: Callable[[], bool] = lambda: True) -> bool:
