@@ -29,9 +29,9 @@ expander, whose factor fills in completely) the variances are estimated from the
 Laplacian's pseudo-inverse to second order, which such a graph makes converge fast (errors below 0.1 %
 on random leagues; measured by ``python -m bench.ratings``), and pair covariances are not given. The
 estimate is kept only if exact values for a few players, by conjugate gradients, agree with it within
-2.5 %; one that fails gets the share of its 10 slowest modes added (the long walks along a ladder of
-close ratings, which the series leaves out) and is judged again; still failing, it is replaced by the
-exact solution where the factor is affordable. The fit itself is exact either way: Newton's method
+2.5 %; one that fails is replaced by the exact solution where the factor is affordable, and gets the
+share of its 10 slowest modes added where it is not (the long walks along a ladder of close ratings,
+which the series leaves out). The fit itself is exact either way: Newton's method
 with conjugate-gradient steps, preconditioned by the diagonal (and the block factor where a chain of
 close ratings needs it), down to a step of a millionth of a standard error, which leaves an error of
 ~1e-12. The pieces: ``graph`` (who met whom, its groups

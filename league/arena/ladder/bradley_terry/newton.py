@@ -199,5 +199,5 @@ def posterior_mode(posterior: Posterior, initial: NDArray[np.float64]) -> Mode:
     # (the Fisher information) gives the variances.
     theta = graph.centre(theta)
     _, weight, diagonal = posterior.derivatives(theta)
-    variance, exact, covariance = variances(graph, weight, diagonal)
+    variance, exact, covariance = variances(graph, weight, diagonal, solver.factor)
     return Mode(theta, np.maximum(variance, 0.0), exact, covariance)

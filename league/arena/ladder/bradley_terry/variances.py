@@ -1,11 +1,10 @@
 """The variances of the strengths' offsets from their group's mean: exact from the block factor, or estimated.
 
 A group whose factor is cheap (graph.ESTIMATE_FIRST_FLOPS) is solved exactly. A dearer one is estimated first, and
-the estimate is checked against exact values for a few of its players (`Check`). One that fails the check gets the
-exact share of its slowest modes added (`slow_mode_correction`: where a league pairs close ratings, long walks
-along the ladder are what the estimate misses) and is checked again against the same exact values. An estimate
-that passes is kept; one that still fails is replaced by the exact solution where the factor is affordable
-(graph.EXACT_FLOPS_LIMIT), and kept, the best there is, where it is not.
+the estimate is checked against exact values for a few of its players (`Check`): kept if every one is within
+ESTIMATE_TOLERANCE, replaced by the exact solution otherwise while the factor is affordable (graph.EXACT_FLOPS_LIMIT).
+Where it is not, a failing estimate gets the exact share of the group's slowest modes added (`slow_mode_correction`:
+where a league pairs close ratings, the long walks along the ladder that the estimate misses) and is kept.
 """
 
 from __future__ import annotations
@@ -30,19 +29,27 @@ SPREAD_CHECKED = 8
 # about the residual squared (at 10,000 bots, 1e-4 and 1e-6 give the same errors to 7 digits, in 0.08 s, not 0.15).
 _CHECK_RTOL = 1e-4
 _CHECK_MAX_ITERATIONS = 300
-# The slow modes added to an estimate that fails its check. On bench/ratings.py's "mixed" league of 3,000 versions
-# (90 % of opponents the nearest in strength) ten take the largest error from 5.0 % to 1.0 % (thirty: 0.1 %) in
-# 0.02 s; at 20,000 versions, from 5.7 % to 2.1 % of the checked players in 0.5 s.
+# The slow modes added to an estimate that fails its check where the factor is too dear. On bench/ratings.py's "mixed"
+# league of 3,000 versions (90 % of opponents the nearest in strength) ten take the largest error from 5.0 % to
+# 1.0 % (thirty: 0.1 %) in 0.02 s; at 20,000 versions, from 5.7 % to 2.1 % of the checked players in 0.4 s.
 SLOW_MODES = 10
 _MODE_TOLERANCE = 1e-6
+# Lanczos restarts at most: the mixed leagues need under 50, a long chain of close ratings (whose slow modes crowd
+# together) hundreds, seconds at 20,000 versions. The modes found by then are used.
+_MODE_RESTARTS = 100
 
 
 def variances(
-    graph: Graph, weight: NDArray[np.float64], diagonal: NDArray[np.float64]
+    graph: Graph,
+    weight: NDArray[np.float64],
+    diagonal: NDArray[np.float64],
+    preconditioner: BlockFactor | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]:
     """Per player the variance of its offset and whether it is exact; per pair the covariance (NaN if estimated).
 
-    ``weight`` is each pair's curvature and ``diagonal`` the Hessian's diagonal, at the optimum.
+    ``weight`` is each pair's curvature and ``diagonal`` the Hessian's diagonal, at the optimum. ``preconditioner``,
+    a block factor of the affordable groups (``graph.solvable``) at weights near these (Newton's last), speeds up
+    the check's solves on them.
     """
     variance = np.empty(graph.n)
     covariance = np.full(len(graph.i), np.nan)
@@ -51,12 +58,11 @@ def variances(
         estimated = ~graph.cheap  # groups without games (no volume) are cheap: the estimate divides by zero there
         with np.errstate(divide="ignore", invalid="ignore"):
             variance[:] = estimated_variances(graph, weight)
-        check = Check.of(graph, weight, estimated)
+        check = Check.of(graph, weight, estimated, preconditioner)
         failing = estimated & ~(check.errors(variance) <= ESTIMATE_TOLERANCE)
-        if failing.any():
-            variance += slow_mode_correction(graph, weight, failing)
-            failing &= ~(check.errors(variance) <= ESTIMATE_TOLERANCE)
         exact_groups |= failing & graph.affordable
+        if (failing & ~graph.affordable).any():
+            variance += slow_mode_correction(graph, weight, failing & ~graph.affordable)
     if exact_groups.any():
         part = graph.part(exact_groups)
         factor = part.chain.factor(weight[part.pairs], (diagonal + part.pinned)[part.order])
@@ -137,9 +143,17 @@ def slow_mode_correction(graph: Graph, weight: NDArray[np.float64], groups: NDAr
         upper = scipy.sparse.csr_array((weight[inside], (local[graph.i[inside]], local[graph.j[inside]])), shape=size)
         s = scale[players]
         walk = scipy.sparse.diags_array(s) @ (upper + upper.T) @ scipy.sparse.diags_array(s)
-        mu, v = scipy.sparse.linalg.eigsh(
-            walk, k=SLOW_MODES + 1, which="LA", tol=_MODE_TOLERANCE, v0=np.ones(len(players))
-        )
+        try:
+            mu, v = scipy.sparse.linalg.eigsh(
+                walk,
+                k=SLOW_MODES + 1,
+                which="LA",
+                tol=_MODE_TOLERANCE,
+                v0=np.ones(len(players)),
+                maxiter=_MODE_RESTARTS,
+            )
+        except scipy.sparse.linalg.ArpackNoConvergence as partial:
+            mu, v = partial.eigenvalues, partial.eigenvectors
         slow = mu < 1.0 - 1e-9  # all but the stationary mode (mu = 1)
         x = v[:, slow] * s[:, None]
         mu = mu[slow]
@@ -158,11 +172,17 @@ class Check:
     groups: int
 
     @classmethod
-    def of(cls, graph: Graph, weight: NDArray[np.float64], groups: NDArray[np.bool_]) -> Check:
+    def of(
+        cls,
+        graph: Graph,
+        weight: NDArray[np.float64],
+        groups: NDArray[np.bool_],
+        preconditioner: BlockFactor | None = None,
+    ) -> Check:
         """Checks of the groups marked in ``groups``: their riskiest players and some spread over the rest.
 
         The players are chosen by their place in the graph, not by their numbering, so the same games give the same
-        choice whatever order their players are listed in (but for exact ties).
+        choice whatever order their players are listed in (but for exact ties). ``preconditioner``: see `variances`.
         """
         n = graph.n
         degree = np.bincount(graph.i, weight, n) + np.bincount(graph.j, weight, n)
@@ -174,7 +194,7 @@ class Check:
         rhs = np.zeros((n, len(players)))
         rhs[players, np.arange(len(players))] = 1.0
         rhs = graph.centre(rhs)  # e_p minus its group's mean: the offset's direction
-        solution, converged = _laplacian_solve(graph, weight, degree, rhs)
+        solution, converged = _laplacian_solve(graph, weight, degree, rhs, preconditioner)
         exact = np.where(converged, np.einsum("ij,ij->j", rhs, solution), np.nan)
         return cls(players, exact, graph.group[players], len(groups))
 
@@ -203,20 +223,33 @@ def _checked_players(players: NDArray[np.int64], returns: NDArray[np.float64]) -
 
 
 def _laplacian_solve(
-    graph: Graph, weight: NDArray[np.float64], degree: NDArray[np.float64], rhs: NDArray[np.float64]
+    graph: Graph,
+    weight: NDArray[np.float64],
+    degree: NDArray[np.float64],
+    rhs: NDArray[np.float64],
+    factor: BlockFactor | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """Solve the weighted Laplacian for each column of ``rhs`` (each summing to 0 over every group) by conjugate
-    gradients preconditioned by the degrees, all columns at once; and which columns converged."""
+    gradients, all columns at once; and which columns converged. Preconditioned by the degrees, and by ``factor``
+    (of ``graph.solvable``) on the groups it covers: on a long chain of close ratings the degrees alone leave
+    hundreds of iterations (16 s of them at 100,000 versions), the factor a few."""
     upper = graph.upper(weight)
     inverse_degree = np.divide(1.0, degree, out=np.zeros_like(degree), where=degree > 0)[:, None]
+    order = graph.solvable.order if factor is not None else None
 
     def laplacian(x: NDArray[np.float64]) -> NDArray[np.float64]:
         return graph.centre(degree[:, None] * x - upper @ x - upper.T @ x)
 
+    def precondition(r: NDArray[np.float64]) -> NDArray[np.float64]:
+        z = r * inverse_degree
+        if factor is not None:
+            z[order] = factor.solve(r[order])
+        return graph.centre(z)
+
     solution = np.zeros_like(rhs)
     residual = rhs.copy()
     goal = _CHECK_RTOL * np.linalg.norm(rhs, axis=0)
-    preconditioned = graph.centre(residual * inverse_degree)
+    preconditioned = precondition(residual)
     direction = preconditioned.copy()
     product = np.einsum("ij,ij->j", residual, preconditioned)
     converged = np.linalg.norm(residual, axis=0) <= goal
@@ -229,7 +262,7 @@ def _laplacian_solve(
         solution += step * direction
         residual -= step * image
         converged |= np.linalg.norm(residual, axis=0) <= goal
-        preconditioned = graph.centre(residual * inverse_degree)
+        preconditioned = precondition(residual)
         next_product = np.einsum("ij,ij->j", residual, preconditioned)
         ratio = np.divide(next_product, product, out=np.zeros_like(product), where=product > 0)
         direction = preconditioned + ratio * direction
