@@ -120,16 +120,23 @@ def stop_worker(worker: subprocess.Popen) -> None:
     worker.wait()
 
 
-def process_tree(root: int) -> dict[int, int]:
-    """Every process below `root` (root included) mapped to its depth below it."""
-    children: dict[int, list[int]] = {}
+def process_stats() -> dict[int, list[str]]:
+    """Every process's /proc/PID/stat fields after its command name (state, ppid, pgrp, ...; field 3 is [0])."""
+    stats = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
+                stats[int(entry)] = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
-                continue
-            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+                continue  # it ended while we looked
+    return stats
+
+
+def process_tree(root: int) -> dict[int, int]:
+    """Every process below `root` (root included) mapped to its depth below it."""
+    children: dict[int, list[int]] = {}
+    for pid, fields in process_stats().items():
+        children.setdefault(int(fields[1]), []).append(pid)
     depths, todo = {root: 0}, [root]
     while todo:
         current = todo.pop()
@@ -205,15 +212,7 @@ def unused_port() -> int:
 def group_gone(group: int) -> bool:
     """Whether every process of process group `group` has ended (a zombie has: it holds no memory, files or
     sockets any more, only its exit status)."""
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == group and fields[0] != "Z":
-                return False
-    return True
+    return not any(int(fields[2]) == group and fields[0] != "Z" for fields in process_stats().values())
 
 
 def listens(process: subprocess.Popen, port: int, timeout: float, ready: Callable[[], bool] = lambda: True) -> bool:
@@ -233,15 +232,9 @@ def tree_cpu_seconds(pid: int) -> float:
     """CPU seconds used so far by a process, its children, and the children they have reaped (sandboxes)."""
     ticks = os.sysconf("SC_CLK_TCK")
     children: dict[int, list[int]] = {}
-    stats: dict[int, list[str]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            stats[int(entry)] = fields
-            children.setdefault(int(fields[1]), []).append(int(entry))
+    stats = process_stats()
+    for pid, fields in stats.items():
+        children.setdefault(int(fields[1]), []).append(pid)
     total, todo = 0, [pid]
     while todo:
         current = todo.pop()
