@@ -233,8 +233,8 @@ def tree_cpu_seconds(pid: int) -> float:
     ticks = os.sysconf("SC_CLK_TCK")
     children: dict[int, list[int]] = {}
     stats = process_stats()
-    for pid, fields in stats.items():
-        children.setdefault(int(fields[1]), []).append(pid)
+    for process, fields in stats.items():
+        children.setdefault(int(fields[1]), []).append(process)
     total, todo = 0, [pid]
     while todo:
         current = todo.pop()

@@ -97,3 +97,11 @@ def test_listening_ports_reads_what_a_process_tree_really_bound():
         ports = harness.listening_ports(os.getpid())
         assert listener.getsockname()[1] in ports
         assert unbound.getsockname()[1] not in ports
+
+
+def test_tree_cpu_seconds_counts_a_process_and_those_below_it():
+    spinner = subprocess.Popen(
+        ["sh", "-c", "sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' & wait"], start_new_session=True
+    )
+    faults.wait_until("some CPU below it", lambda: harness.tree_cpu_seconds(spinner.pid) > 0.05, 30)
+    spinner.wait()
