@@ -16,6 +16,7 @@ import scipy.sparse.linalg
 from numpy.typing import NDArray
 
 from league.arena.ladder.bradley_terry.blocks import BlockFactor
+from league.arena.ladder.bradley_terry.elimination import Reduction
 from league.arena.ladder.bradley_terry.graph import Graph, Part
 
 # An estimate is kept only if no checked player's interval half-width is off by more than this (relative): on the
@@ -25,9 +26,12 @@ ESTIMATE_TOLERANCE = 0.025
 # missing terms weigh most), and as many spread over the rest.
 RISKIEST_CHECKED = 8
 SPREAD_CHECKED = 8
+# And the players with the most games (a house bot that every new version meets): at 10,000 bots one whose walks
+# rarely return in two steps was still off by 8 %, its opponents a clique of their own.
+HUBS_CHECKED = 8
 # The check's solves stop at this relative residual: a variance read from a conjugate-gradient iterate is off by
-# about the residual squared (at 10,000 bots, 1e-4 and 1e-6 give the same errors to 7 digits, in 0.08 s, not 0.15).
-_CHECK_RTOL = 1e-4
+# about the residual squared (at 10,000 bots, 1e-3 and 1e-6 give the same largest error to 1e-5, in 0.12 s, not 0.31).
+_CHECK_RTOL = 1e-3
 _CHECK_MAX_ITERATIONS = 300
 # The slow modes added to an estimate that fails its check where the factor is too dear. On bench/ratings.py's "mixed"
 # league of 3,000 versions (90 % of opponents the nearest in strength) ten take the largest error from 5.0 % to
@@ -56,13 +60,23 @@ def variances(
     exact_groups = graph.cheap.copy()
     if not exact_groups.all():
         estimated = ~graph.cheap  # groups without games (no volume) are cheap: the estimate divides by zero there
-        with np.errstate(divide="ignore", invalid="ignore"):
-            variance[:] = estimated_variances(graph, weight)
-        check = Check.of(graph, weight, estimated, preconditioner)
+        reduction = Reduction.of(graph, weight, estimated)
+        rest, rest_weight = reduction.graph, reduction.weight
+        with np.errstate(divide="ignore", invalid="ignore"):  # the eliminated versions are alone in the rest
+            series = Series(rest, rest_weight)
+            rest_variance = series.diagonal()
+        variance[:] = reduction.expand(rest_variance, series.entries)
+        # Risk is judged where the series ran: an eliminated version is exact given the rest (its walk, always back
+        # in two steps on the whole graph, is gone from the rest's).
+        check = Check.of(graph, weight, estimated, preconditioner, two_step_returns(rest, rest_weight))
         failing = estimated & ~(check.errors(variance) <= ESTIMATE_TOLERANCE)
         exact_groups |= failing & graph.affordable
-        if (failing & ~graph.affordable).any():
-            variance += slow_mode_correction(graph, weight, failing & ~graph.affordable)
+        dear = failing & ~graph.affordable
+        if dear.any():
+            modes = SlowModes.of(rest, rest_weight, reduction.rest_groups(dear, graph))
+            variance[:] = reduction.expand(
+                rest_variance + modes.diagonal(), lambda a, b: series.entries(a, b) + modes.entries(a, b)
+            )
     if exact_groups.any():
         part = graph.part(exact_groups)
         factor = part.chain.factor(weight[part.pairs], (diagonal + part.pinned)[part.order])
@@ -92,8 +106,9 @@ def exact_variances(graph: Graph, part: Part, factor: BlockFactor) -> tuple[NDAr
     return variance, covariance
 
 
-def estimated_variances(graph: Graph, weight: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The diagonal of each estimated group's Laplacian pseudo-inverse, by its Neumann series to second order.
+class Series:
+    """The Neumann series' estimate of each group's Laplacian pseudo-inverse, to second order: its diagonal, and any
+    entry asked for.
 
     With D the weighted degrees and W the weights, G = sum_k ((D^-1 W)^k - 1 pi') D^-1 (pi = D 1 / vol)
     is a generalised inverse of the Laplacian D - W, and the pseudo-inverse is its projection P G P onto
@@ -101,64 +116,117 @@ def estimated_variances(graph: Graph, weight: NDArray[np.float64]) -> NDArray[np
     a few sparse products; on a well-connected group the next ones are smaller by the square root of the
     number of opponents each.
     """
-    i, j, group, n = graph.i, graph.j, graph.group, graph.n
-    degree = np.bincount(i, weight, n) + np.bincount(j, weight, n)
-    inverse_degree = np.divide(1.0, degree, out=np.zeros(n), where=degree > 0)
-    upper, squared = graph.upper(weight), graph.upper(weight**2)
-    second = (squared @ inverse_degree + squared.T @ inverse_degree) * inverse_degree**2
 
-    def walk(x: NDArray[np.float64]) -> NDArray[np.float64]:  # D^-1 W x
-        return (upper @ x + upper.T @ x) * inverse_degree
+    _TERMS = 3.0  # the stationary part removed from each of the three terms
 
-    volume = np.bincount(group, degree)[group]
-    size = graph.group_size[group]
-    terms = 3.0  # the stationary part removed from each of the three terms
-    g_diagonal = inverse_degree + second - terms / volume
-    first = inverse_degree
-    g_row_sums = first + walk(first) + walk(walk(first)) - terms * size / volume
-    return g_diagonal - 2.0 * g_row_sums / size + np.bincount(group, g_row_sums)[group] / size**2
+    def __init__(self, graph: Graph, weight: NDArray[np.float64]) -> None:
+        i, j, group, n = graph.i, graph.j, graph.group, graph.n
+        self.degree = np.bincount(i, weight, n) + np.bincount(j, weight, n)
+        self.inverse_degree = np.divide(1.0, self.degree, out=np.zeros(n), where=self.degree > 0)
+        self.upper = graph.upper(weight)
+        self.volume = np.bincount(group, self.degree)[group]
+        self.size = graph.group_size[group]
+        first = self.inverse_degree
+        self.row_sums = (
+            first + self._walk(first) + self._walk(self._walk(first)) - self._TERMS * self.size / self.volume
+        )
+        self.group_row_sums = np.bincount(group, self.row_sums)[group]
+
+    def _walk(self, x: NDArray[np.float64]) -> NDArray[np.float64]:  # D^-1 W x
+        return (self.upper @ x + self.upper.T @ x) * self.inverse_degree
+
+    def _projected(self, g: NDArray[np.float64], a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.float64]:
+        size = self.size[a]
+        return g - self.row_sums[a] / size - self.row_sums[b] / size + self.group_row_sums[a] / size**2
+
+    def diagonal(self) -> NDArray[np.float64]:
+        squared = self.upper.multiply(self.upper)
+        inverse = self.inverse_degree
+        second = (squared @ inverse + squared.T @ inverse) * inverse**2
+        g = inverse + second - self._TERMS / self.volume
+        every = np.arange(len(g))
+        return self._projected(g, every, every)
+
+    def entries(self, a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Entries (a[k], b[k]) for a[k] != b[k] in one group."""
+        both = (self.upper + self.upper.T).tocsr()
+        first = both[a, b]
+        second = (both[a] @ scipy.sparse.diags_array(self.inverse_degree)).multiply(both[b]).sum(axis=1)
+        g = (first + second) * self.inverse_degree[a] * self.inverse_degree[b] - self._TERMS / self.volume[a]
+        return self._projected(g, a, b)
 
 
-def slow_mode_correction(graph: Graph, weight: NDArray[np.float64], groups: NDArray[np.bool_]) -> NDArray[np.float64]:
-    """What the estimate misses of the SLOW_MODES slowest modes of each group marked in ``groups`` (0 elsewhere).
+def estimated_variances(graph: Graph, weight: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The diagonal of each group's Laplacian pseudo-inverse by the Neumann series (`Series`)."""
+    return Series(graph, weight).diagonal()
+
+
+@dataclass(frozen=True)
+class SlowModes:
+    """What the series misses of the SLOW_MODES slowest modes of some groups: x x' mu^3 / (1 - mu) per mode.
 
     With A = D^-1/2 W D^-1/2 (eigenvalues mu, unit eigenvectors v, mu = 1 for the stationary one) and x = D^-1/2 v,
     the pseudo-inverse is the sum over the other modes of x x' / (1 - mu), of which the series' three terms keep
-    x x' (1 + mu + mu^2): each mode's missing share is mu^3 / (1 - mu) x x', large only where mu is close to 1. Added
-    here on the offsets from the group's mean: (x_i - mean(x))^2 mu^3 / (1 - mu). Lanczos (ARPACK) from the all-ones
-    vector, so the same games give the same numbers however the players are numbered.
+    x x' (1 + mu + mu^2): each mode's missing share is mu^3 / (1 - mu) x x', large only where mu is close to 1.
+    Lanczos (ARPACK) from the all-ones vector, so the same games give the same numbers however the players are
+    numbered.
     """
-    n = graph.n
-    degree = np.bincount(graph.i, weight, n) + np.bincount(graph.j, weight, n)
-    scale = np.divide(1.0, np.sqrt(degree), out=np.zeros(n), where=degree > 0)
-    correction = np.zeros(n)
-    for group in np.flatnonzero(groups):
-        players = np.flatnonzero(graph.group == group)
-        if len(players) <= SLOW_MODES + 2:
-            continue  # too small to be dear to factor: never estimated
-        inside = np.isin(graph.i, players)
-        local = np.full(n, -1)
-        local[players] = np.arange(len(players))
-        size = (len(players), len(players))
-        upper = scipy.sparse.csr_array((weight[inside], (local[graph.i[inside]], local[graph.j[inside]])), shape=size)
-        s = scale[players]
-        walk = scipy.sparse.diags_array(s) @ (upper + upper.T) @ scipy.sparse.diags_array(s)
-        try:
-            mu, v = scipy.sparse.linalg.eigsh(
-                walk,
-                k=SLOW_MODES + 1,
-                which="LA",
-                tol=_MODE_TOLERANCE,
-                v0=np.ones(len(players)),
-                maxiter=_MODE_RESTARTS,
-            )
-        except scipy.sparse.linalg.ArpackNoConvergence as partial:
-            mu, v = partial.eigenvalues, partial.eigenvectors
-        slow = mu < 1.0 - 1e-9  # all but the stationary mode (mu = 1)
-        x = v[:, slow] * s[:, None]
-        mu = mu[slow]
-        correction[players] = ((x - x.mean(axis=0)) ** 2) @ (mu**3 / (1.0 - mu))
-    return correction
+
+    vectors: NDArray[np.float64]  # n x modes: x minus its group's mean, 0 outside its group
+    shares: NDArray[np.float64]  # mu^3 / (1 - mu) per mode
+
+    @classmethod
+    def of(cls, graph: Graph, weight: NDArray[np.float64], groups: NDArray[np.bool_]) -> SlowModes:
+        n = graph.n
+        degree = np.bincount(graph.i, weight, n) + np.bincount(graph.j, weight, n)
+        scale = np.divide(1.0, np.sqrt(degree), out=np.zeros(n), where=degree > 0)
+        vectors, shares = [np.zeros((n, 0))], [np.zeros(0)]
+        for group in np.flatnonzero(groups):
+            players = np.flatnonzero(graph.group == group)
+            if len(players) <= SLOW_MODES + 2:
+                continue  # too small to be dear to factor: never estimated
+            x, mu = _slowest(graph, weight, players, scale[players])
+            column = np.zeros((n, x.shape[1]))
+            column[players] = x - x.mean(axis=0)
+            vectors.append(column)
+            shares.append(mu**3 / (1.0 - mu))
+        return cls(np.hstack(vectors), np.concatenate(shares))
+
+    def diagonal(self) -> NDArray[np.float64]:
+        return self.vectors**2 @ self.shares
+
+    def entries(self, a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.float64]:
+        return (self.vectors[a] * self.vectors[b]) @ self.shares
+
+
+def _slowest(
+    graph: Graph, weight: NDArray[np.float64], players: NDArray[np.int64], scale: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """One group's slowest modes but the stationary one: x = D^-1/2 v (a column each) and mu."""
+    inside = np.isin(graph.i, players)
+    local = np.full(graph.n, -1)
+    local[players] = np.arange(len(players))
+    size = (len(players), len(players))
+    upper = scipy.sparse.csr_array((weight[inside], (local[graph.i[inside]], local[graph.j[inside]])), shape=size)
+    walk = scipy.sparse.diags_array(scale) @ (upper + upper.T) @ scipy.sparse.diags_array(scale)
+    try:
+        mu, v = scipy.sparse.linalg.eigsh(
+            walk,
+            k=SLOW_MODES + 1,
+            which="LA",
+            tol=_MODE_TOLERANCE,
+            v0=np.ones(len(players)),
+            maxiter=_MODE_RESTARTS,
+        )
+    except scipy.sparse.linalg.ArpackNoConvergence as partial:
+        mu, v = partial.eigenvalues, partial.eigenvectors
+    slow = mu < 1.0 - 1e-9  # all but the stationary mode (mu = 1)
+    return v[:, slow] * scale[:, None], mu[slow]
+
+
+def slow_mode_correction(graph: Graph, weight: NDArray[np.float64], groups: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """What the series misses of the slow modes (`SlowModes`) of the groups marked in ``groups``, on the diagonal."""
+    return SlowModes.of(graph, weight, groups).diagonal()
 
 
 @dataclass(frozen=True)
@@ -178,19 +246,21 @@ class Check:
         weight: NDArray[np.float64],
         groups: NDArray[np.bool_],
         preconditioner: BlockFactor | None = None,
+        risk: NDArray[np.float64] | None = None,
     ) -> Check:
         """Checks of the groups marked in ``groups``: their riskiest players and some spread over the rest.
 
-        The players are chosen by their place in the graph, not by their numbering, so the same games give the same
-        choice whatever order their players are listed in (but for exact ties). ``preconditioner``: see `variances`.
+        Risk is how often a player's random walk returns in two steps (`returns`) unless ``risk`` says otherwise. The
+        players are chosen by their place in the graph, not by their numbering, so the same games give the same choice
+        whatever order their players are listed in (but for exact ties). ``preconditioner``: see `variances`.
         """
         n = graph.n
         degree = np.bincount(graph.i, weight, n) + np.bincount(graph.j, weight, n)
-        inverse_degree = np.divide(1.0, degree, out=np.zeros(n), where=degree > 0)
-        squared = graph.upper(weight**2)
-        returns = (squared @ inverse_degree + squared.T @ inverse_degree) * inverse_degree  # in two steps
+        returns = two_step_returns(graph, weight) if risk is None else risk
         members = [np.flatnonzero(graph.group == g) for g in np.flatnonzero(groups)]
-        players = np.concatenate([_checked_players(group, returns) for group in members] or [np.zeros(0, np.int64)])
+        players = np.concatenate(
+            [_checked_players(group, returns, degree) for group in members] or [np.zeros(0, np.int64)]
+        )
         rhs = np.zeros((n, len(players)))
         rhs[players, np.arange(len(players))] = 1.0
         rhs = graph.centre(rhs)  # e_p minus its group's mean: the offset's direction
@@ -216,10 +286,22 @@ def estimate_errors(
     return Check.of(graph, weight, groups).errors(estimate)
 
 
-def _checked_players(players: NDArray[np.int64], returns: NDArray[np.float64]) -> NDArray[np.int64]:
+def two_step_returns(graph: Graph, weight: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Per player, how likely its random walk is back after two steps: where the series' missing terms weigh most."""
+    n = graph.n
+    degree = np.bincount(graph.i, weight, n) + np.bincount(graph.j, weight, n)
+    inverse_degree = np.divide(1.0, degree, out=np.zeros(n), where=degree > 0)
+    squared = graph.upper(weight**2)
+    return (squared @ inverse_degree + squared.T @ inverse_degree) * inverse_degree
+
+
+def _checked_players(
+    players: NDArray[np.int64], returns: NDArray[np.float64], degree: NDArray[np.float64]
+) -> NDArray[np.int64]:
     by_risk = players[np.argsort(-returns[players], kind="stable")]
     spread = np.linspace(RISKIEST_CHECKED, len(by_risk) - 1, SPREAD_CHECKED).astype(np.int64)
-    return np.unique(np.concatenate([by_risk[:RISKIEST_CHECKED], by_risk[spread[spread >= RISKIEST_CHECKED]]]))
+    hubs = players[np.argsort(-degree[players], kind="stable")[:HUBS_CHECKED]]
+    return np.unique(np.concatenate([by_risk[:RISKIEST_CHECKED], by_risk[spread[spread >= RISKIEST_CHECKED]], hubs]))
 
 
 def _laplacian_solve(
@@ -234,11 +316,14 @@ def _laplacian_solve(
     (of ``graph.solvable``) on the groups it covers: on a long chain of close ratings the degrees alone leave
     hundreds of iterations (16 s of them at 100,000 versions), the factor a few."""
     upper = graph.upper(weight)
+    # One symmetric matrix: a product with its CSR form is half the time of one with the upper triangle and its
+    # transpose (a CSC product) for these 16-24 columns.
+    matrix = (scipy.sparse.diags_array(degree) - upper - upper.T).tocsr()
     inverse_degree = np.divide(1.0, degree, out=np.zeros_like(degree), where=degree > 0)[:, None]
     order = graph.solvable.order if factor is not None else None
 
     def laplacian(x: NDArray[np.float64]) -> NDArray[np.float64]:
-        return graph.centre(degree[:, None] * x - upper @ x - upper.T @ x)
+        return graph.centre(matrix @ x)
 
     def precondition(r: NDArray[np.float64]) -> NDArray[np.float64]:
         z = r * inverse_degree
