@@ -216,12 +216,19 @@ class Board:
         return json.loads(body)
 
 
-def _watch_board(board: Board, stop: threading.Event, seen: list[tuple[float, int]], polls: list[float]) -> None:
-    """Read the board as often as it answers; note each time it shows a new game count for the version."""
+def _watch_board(
+    board: Board, stop: threading.Event, seen: list[tuple[float, int]], polls: list[float], failed: list[Exception]
+) -> None:
+    """Read the board as often as it answers; note each time it shows a new game count for the version, and the
+    error that stops the reading (the wait for the board then ends with it, not with a timeout)."""
     last = None
     while not stop.is_set():
         began = time.time()
-        games = board.games()
+        try:
+            games = board.games()
+        except Exception as error:
+            failed.append(error)
+            return
         shown = time.time()  # a user sees the page once it has arrived
         polls.append(shown - began)
         if games != last:
@@ -288,13 +295,13 @@ def measure_catchup(
     baseline = RatingFit.objects.get(game=game).games
     log_path = Path(os.environ.get("ARENA_DATA_DIR", "/tmp")) / "catchup-worker.log"
     worker = harness.start_worker(refit_workers, log_path, "--pool", "prefork", env={"ARENA_LADDER_MAX_PENDING": "0"})
-    stop, seen, shown, polls = threading.Event(), [], [], []
+    stop, seen, shown, polls, failed = threading.Event(), [], [], [], []
     threads = [threading.Thread(target=_monitor, args=(game, stop, seen), daemon=True)]
     if board:
         reader = Board(board, watched, versions[watched].bot_id)
         watched_before = Rating.objects.filter(version_id=watched).values_list("games", flat=True).first() or 0
         _await(lambda: reader.games() == watched_before, 30, f"{board} to show the ratings the refit stored")
-        threads.append(threading.Thread(target=_watch_board, args=(reader, stop, shown, polls), daemon=True))
+        threads.append(threading.Thread(target=_watch_board, args=(reader, stop, shown, polls, failed), daemon=True))
     try:
         connections.close_all()
         context = multiprocessing.get_context("fork")
@@ -317,10 +324,14 @@ def measure_catchup(
             process.join()
         total = baseline + sum(games for _, games, _ in commits)
         watched_total = (watched_before + sum(games for _, games, mine in commits if mine)) if board else 0
+
+        def covered() -> bool:
+            if failed:
+                raise RuntimeError(f"the leaderboard reader stopped: {failed[0]}")
+            return bool(seen) and seen[-1][1] >= total and (not board or (shown and shown[-1][1] >= watched_total))
+
         _await(
-            lambda: bool(seen) and seen[-1][1] >= total and (not board or (shown and shown[-1][1] >= watched_total)),
-            timeout,
-            "the ratings to cover the last match stored" + (" on the leaderboard" if board else ""),
+            covered, timeout, "the ratings to cover the last match stored" + (" on the leaderboard" if board else "")
         )
         worker_cpu = harness.tree_cpu_seconds(worker.pid) - worker_cpu
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
