@@ -12,10 +12,11 @@ Refits are coalesced per pool through its `RatingFit` row (keyed by the pool's k
   on that one refit.
 - `run(pool)` claims the row with a conditional UPDATE (only while `pending` is set; a claim whose holder stopped
   refreshing it for `LEASE` is taken over), clears `pending`, fits and stores, and releases the claim; if `pending`
-  was set again meanwhile (matches arrived during the fit) it queues one more refit, covering them all, a `WINDOW`
-  after this one began (`next_countdown`): those matches have waited out the fit already, so after a fit longer than
-  the window the next one starts at once. While matches stream in, a ladder is thus refitted about once a window,
-  and one whose fits take longer back to back; a match's ratings trail it by at most about a window and a fit.
+  was set again meanwhile (matches arrived during the fit) it queues one more refit, covering them all, a window
+  after this one began (`next_countdown`; three fits' time, at most `WINDOW`): those matches have waited out the fit
+  already, so after a fit longer than the window the next one starts at once. While matches stream in, a ladder is
+  thus refitted about once a window, and one whose fits take longer back to back; a match's ratings trail it by at
+  most about a window and a fit.
   (Waiting less, so that fits of half a window ran back to back, cut that by a few tenths of a second, but under a
   flood of matches it tripled the fits, and their CPU slowed the storing of the matches themselves.)
 
@@ -54,10 +55,14 @@ log = logging.getLogger(__name__)
 ANCHOR = 1500.0
 # A refit's heartbeat comes every second (league.arena.lib.heartbeats): silent this long, it is dead.
 LEASE = timedelta(seconds=5)
-# While matches stream in, a ladder is refitted about once this many seconds (back to back if fits take longer).
+# While matches stream in, a ladder is refitted once a window: FITS_PER_WINDOW fits' time, but at most WINDOW seconds
+# (back to back if fits take longer). Refits then spend at most about a third of a core, and a match's ratings trail
+# it by about a window and a fit: at 1,000 bots (fits of ~0.15 s) a fixed second of window kept ratings 0.65 s behind
+# (p50) where back-to-back fits had kept them 0.5 s, while at 10,000 bots (~0.5 s fits) the window stays a second.
 WINDOW = 1.0
+FITS_PER_WINDOW = 3.0
 # The refit asked for by a match when none is asked for waits this long: the matches stored meanwhile ride on it.
-FIRST_WAIT = WINDOW / 2
+FIRST_WAIT = 0.25
 # A refit sent this long past its countdown and still not claimed was lost (the broker restarted empty, say).
 SENT_GRACE = timedelta(seconds=2)
 
@@ -212,9 +217,14 @@ def forget_last_fits() -> None:
 
 
 def next_countdown(took: float) -> float:
-    """How long the refit asked for during a fit that `took` seconds waits: the rest of a WINDOW from that fit's start
-    (none after a fit longer than the window)."""
-    return round(max(0.0, WINDOW - took), 3)
+    """How long the refit asked for during a fit that `took` seconds waits: the rest of a window (`window`) from that
+    fit's start (none after a fit longer than the window)."""
+    return round(max(0.0, window(took) - took), 3)
+
+
+def window(took: float) -> float:
+    """The time from one refit's start to the next while matches stream in, after a fit that `took` seconds."""
+    return min(WINDOW, FITS_PER_WINDOW * took)
 
 
 def _release(pool: RatingPool, token: uuid.UUID) -> None:
