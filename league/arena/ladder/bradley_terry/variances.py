@@ -59,29 +59,44 @@ def variances(
     covariance = np.full(len(graph.i), np.nan)
     exact_groups = graph.cheap.copy()
     if not exact_groups.all():
-        estimated = ~graph.cheap  # groups without games (no volume) are cheap: the estimate divides by zero there
-        reduction = Reduction.of(graph, weight, estimated)
-        rest, rest_weight = reduction.graph, reduction.weight
-        with np.errstate(divide="ignore", invalid="ignore"):  # the eliminated versions are alone in the rest
-            series = Series(rest, rest_weight)
-            rest_variance = series.diagonal()
-        variance[:] = reduction.expand(rest_variance, series.entries)
-        # Risk is judged where the series ran: an eliminated version is exact given the rest (its walk, always back
-        # in two steps on the whole graph, is gone from the rest's).
-        check = Check.of(graph, weight, estimated, preconditioner, two_step_returns(rest, rest_weight))
-        failing = estimated & ~(check.errors(variance) <= ESTIMATE_TOLERANCE)
+        # Groups without games (no volume) are cheap: the estimate divides by zero there.
+        variance[:], failing = estimate(graph, weight, ~graph.cheap, preconditioner)
         exact_groups |= failing & graph.affordable
-        dear = failing & ~graph.affordable
-        if dear.any():
-            modes = SlowModes.of(rest, rest_weight, reduction.rest_groups(dear, graph))
-            variance[:] = reduction.expand(
-                rest_variance + modes.diagonal(), lambda a, b: series.entries(a, b) + modes.entries(a, b)
-            )
     if exact_groups.any():
         part = graph.part(exact_groups)
         factor = part.chain.factor(weight[part.pairs], (diagonal + part.pinned)[part.order])
         variance[part.order], covariance[part.pairs] = exact_variances(graph, part, factor)
     return variance, exact_groups[graph.group], covariance
+
+
+def estimate(
+    graph: Graph,
+    weight: NDArray[np.float64],
+    groups: NDArray[np.bool_],
+    preconditioner: BlockFactor | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Estimated variances of the groups marked in ``groups``, and which of them fail their check.
+
+    Few-opponent versions are eliminated first (`Reduction`) and the series estimates the rest; a failing group too
+    dear to factor gets its slow modes' share (the caller factors the affordable ones).
+    """
+    reduction = Reduction.of(graph, weight, groups)
+    rest, rest_weight = reduction.graph, reduction.weight
+    with np.errstate(divide="ignore", invalid="ignore"):  # the eliminated versions are alone in the rest
+        series = Series(rest, rest_weight)
+        rest_variance = series.diagonal()
+    variance = reduction.expand(rest_variance, series.entries)
+    # Risk is judged where the series ran: an eliminated version is exact given the rest (its walk, always back in two
+    # steps on the whole graph, is gone from the rest's).
+    check = Check.of(graph, weight, groups, preconditioner, two_step_returns(rest, rest_weight))
+    failing = groups & ~(check.errors(variance) <= ESTIMATE_TOLERANCE)
+    dear = failing & ~graph.affordable
+    if dear.any():
+        modes = SlowModes.of(rest, rest_weight, reduction.rest_groups(dear, graph))
+        variance = reduction.expand(
+            rest_variance + modes.diagonal(), lambda a, b: series.entries(a, b) + modes.entries(a, b)
+        )
+    return variance, failing
 
 
 def exact_variances(graph: Graph, part: Part, factor: BlockFactor) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
