@@ -334,15 +334,9 @@ class SandboxProcess:
             self._fail(Termination.PROTOCOL_ERROR, public, f"{public}: {protocol.preview(self.buffer)}")
         stopped = self.stopped
         held = self._cpu_while_held(kind) if stopped else 0.0
-        data = protocol.encode_request(message)
-        try:
-            written = os.write(self.stdin, data)  # usually all of it at once
-        except BlockingIOError:
-            written = 0
-        except BrokenPipeError:
-            self._died(kind)
-        if written < len(data):
-            self.outgoing = memoryview(data)[written:]
+        rest = self._write(protocol.encode_request(message), kind)  # usually all of it at once
+        if rest:
+            self.outgoing = memoryview(rest)
             self.poller.register(self.stdin, select.POLLOUT)
         if stopped:
             pause.resume(self.pidfd)
@@ -435,7 +429,8 @@ class SandboxProcess:
             else:
                 time.sleep(max(0.0, min(0.001, deadline - time.perf_counter())))
 
-    def _write(self, data: memoryview, request_type: str) -> memoryview:
+    def _write(self, data: bytes | memoryview, request_type: str) -> bytes | memoryview:
+        """Write what the pipe takes now; the rest."""
         try:
             return data[os.write(self.stdin, data) :]
         except BlockingIOError:

@@ -73,7 +73,7 @@ class Reduction:
         out &= rest[graph.group] >= SMALLEST_REST
         if not out.any():
             return cls(graph, weight, out, [])
-        degree = np.bincount(i, weight, n) + np.bincount(j, weight, n)
+        degree = graph.degree(weight)
         runs, fill = _eliminate(graph, weight, degree, out, run)
         kept = ~(out[i] | out[j])
         rest_graph, rest_weight = _graph_of(

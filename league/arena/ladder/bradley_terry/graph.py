@@ -98,6 +98,10 @@ class Graph:
         pinned[self.first_player[groups]] = 1.0
         return Part(order, pairs, BlockChain(order, self.i[pairs], self.j[pairs], self.n), pinned)
 
+    def degree(self, weight: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Per player the sum of its pairs' weights."""
+        return np.bincount(self.i, weight, self.n) + np.bincount(self.j, weight, self.n)
+
     def upper(self, weight: NDArray[np.float64]) -> scipy.sparse.csr_array:
         """The pairs' weights as the upper triangle of a sparse matrix (no copy)."""
         return scipy.sparse.csr_array((weight, self.upper_columns, self.upper_indptr), shape=(self.n, self.n))

@@ -70,7 +70,7 @@ class Posterior:
         residual = self.score_j * p - self.score_i * not_p
         weight = self.games * p * not_p
         gradient = np.bincount(i, residual, n) - np.bincount(j, residual, n)
-        diagonal = np.bincount(i, weight, n) + np.bincount(j, weight, n)
+        diagonal = graph.degree(weight)
         return gradient, weight, diagonal
 
 

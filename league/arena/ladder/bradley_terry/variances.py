@@ -135,8 +135,8 @@ class Series:
     _TERMS = 3.0  # the stationary part removed from each of the three terms
 
     def __init__(self, graph: Graph, weight: NDArray[np.float64]) -> None:
-        i, j, group, n = graph.i, graph.j, graph.group, graph.n
-        self.degree = np.bincount(i, weight, n) + np.bincount(j, weight, n)
+        group, n = graph.group, graph.n
+        self.degree = graph.degree(weight)
         self.inverse_degree = np.divide(1.0, self.degree, out=np.zeros(n), where=self.degree > 0)
         self.upper = graph.upper(weight)
         self.volume = np.bincount(group, self.degree)[group]
@@ -193,7 +193,7 @@ class SlowModes:
     @classmethod
     def of(cls, graph: Graph, weight: NDArray[np.float64], groups: NDArray[np.bool_]) -> SlowModes:
         n = graph.n
-        degree = np.bincount(graph.i, weight, n) + np.bincount(graph.j, weight, n)
+        degree = graph.degree(weight)
         scale = np.divide(1.0, np.sqrt(degree), out=np.zeros(n), where=degree > 0)
         vectors, shares = [np.zeros((n, 0))], [np.zeros(0)]
         for group in np.flatnonzero(groups):
@@ -270,7 +270,7 @@ class Check:
         whatever order their players are listed in (but for exact ties). ``preconditioner``: see `variances`.
         """
         n = graph.n
-        degree = np.bincount(graph.i, weight, n) + np.bincount(graph.j, weight, n)
+        degree = graph.degree(weight)
         returns = two_step_returns(graph, weight) if risk is None else risk
         members = [np.flatnonzero(graph.group == g) for g in np.flatnonzero(groups)]
         players = np.concatenate(
@@ -304,7 +304,7 @@ def estimate_errors(
 def two_step_returns(graph: Graph, weight: NDArray[np.float64]) -> NDArray[np.float64]:
     """Per player, how likely its random walk is back after two steps: where the series' missing terms weigh most."""
     n = graph.n
-    degree = np.bincount(graph.i, weight, n) + np.bincount(graph.j, weight, n)
+    degree = graph.degree(weight)
     inverse_degree = np.divide(1.0, degree, out=np.zeros(n), where=degree > 0)
     squared = graph.upper(weight**2)
     return (squared @ inverse_degree + squared.T @ inverse_degree) * inverse_degree
