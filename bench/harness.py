@@ -106,9 +106,12 @@ def start_worker(
     return worker
 
 
-def stop_worker(worker: subprocess.Popen) -> None:
-    """Stop the worker and everything in its session (sandboxes included), and reap it."""
-    worker.send_signal(signal.SIGQUIT)
+def stop_worker(worker: subprocess.Popen, finish_tasks: bool = False) -> None:
+    """Stop the worker and everything in its session (sandboxes included), and reap it.
+
+    With `finish_tasks` the worker first ends warm (SIGTERM): the tasks it runs finish, so none leaves a claim held
+    behind it (a refit killed mid-fit holds its pool's refit until the lease runs out)."""
+    worker.send_signal(signal.SIGTERM if finish_tasks else signal.SIGQUIT)
     try:
         worker.wait(20)
     except subprocess.TimeoutExpired:

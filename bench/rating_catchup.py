@@ -341,7 +341,7 @@ def measure_catchup(
         for thread in threads:
             if thread.is_alive():
                 thread.join()
-        harness.stop_worker(worker)
+        harness.stop_worker(worker, finish_tasks=True)
     lags = _lags([(when, games) for when, games, _ in commits], seen, baseline)
     first, last = commits[0][0], commits[-1][0]
     span = max(last - started, 1e-9)

@@ -76,7 +76,7 @@ copied = aggregates()
 results.rebuild()
 Rating.objects.all().delete()
 for game in sorted(COMPETITIVE_GAMES):
-    refits.refit(RatingPool.ladder(game))
+    assert refits.refit(RatingPool.ladder(game)), f"the refit of {game} found its claim held (a worker killed mid-fit?)"
 rebuilt = aggregates()
 for name, mine, theirs in zip(("entry results", "pair results", "seat results", "ratings"), copied, rebuilt):
     if isinstance(mine, dict):
