@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from league.arena.ladder.bradley_terry.blocks import BlockFactor
 from league.arena.ladder.bradley_terry.elimination import Reduction
 from league.arena.ladder.bradley_terry.graph import Graph, Part
+from league.arena.ladder.bradley_terry.refinement import Refinement
 
 # An estimate is kept only if no checked player's interval half-width is off by more than this (relative): on the
 # leagues of bench/ratings.py the largest error of the whole group stays within about 1.2 times the largest checked.
@@ -77,15 +78,17 @@ def estimate(
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """Estimated variances of the groups marked in ``groups``, and which of them fail their check.
 
-    Few-opponent versions are eliminated first (`Reduction`) and the series estimates the rest; a failing group too
-    dear to factor gets its slow modes' share (the caller factors the affordable ones).
+    Short runs of few-opponent versions are eliminated first (`Reduction`), the series estimates the rest, and the
+    rest's versions with few opponents are refined through their opponents (`Refinement`); a failing group too dear
+    to factor gets its slow modes' share (the caller factors the affordable ones).
     """
     reduction = Reduction.of(graph, weight, groups)
     rest, rest_weight = reduction.graph, reduction.weight
     with np.errstate(divide="ignore", invalid="ignore"):  # the eliminated versions are alone in the rest
         series = Series(rest, rest_weight)
         rest_variance = series.diagonal()
-    variance = reduction.expand(rest_variance, series.entries)
+    refinement = Refinement.of(series, groups[graph.group])
+    variance = reduction.expand(refinement.apply(rest_variance), series.entries)
     # Risk is judged where the series ran: an eliminated version is exact given the rest (its walk, always back in two
     # steps on the whole graph, is gone from the rest's).
     check = Check.of(graph, weight, groups, preconditioner, two_step_returns(rest, rest_weight))
@@ -94,7 +97,8 @@ def estimate(
     if dear.any():
         modes = SlowModes.of(rest, rest_weight, reduction.rest_groups(dear, graph))
         variance = reduction.expand(
-            rest_variance + modes.diagonal(), lambda a, b: series.entries(a, b) + modes.entries(a, b)
+            refinement.apply(rest_variance + modes.diagonal(), modes),
+            lambda a, b: series.entries(a, b) + modes.entries(a, b),
         )
     return variance, failing
 
@@ -132,7 +136,7 @@ class Series:
     number of opponents each.
     """
 
-    _TERMS = 3.0  # the stationary part removed from each of the three terms
+    TERMS = 3.0  # the stationary part removed from each of the three terms
 
     def __init__(self, graph: Graph, weight: NDArray[np.float64]) -> None:
         group, n = graph.group, graph.n
@@ -142,9 +146,7 @@ class Series:
         self.volume = np.bincount(group, self.degree)[group]
         self.size = graph.group_size[group]
         first = self.inverse_degree
-        self.row_sums = (
-            first + self._walk(first) + self._walk(self._walk(first)) - self._TERMS * self.size / self.volume
-        )
+        self.row_sums = first + self._walk(first) + self._walk(self._walk(first)) - self.TERMS * self.size / self.volume
         self.group_row_sums = np.bincount(group, self.row_sums)[group]
 
     def _walk(self, x: NDArray[np.float64]) -> NDArray[np.float64]:  # D^-1 W x
@@ -158,7 +160,7 @@ class Series:
         squared = self.upper.multiply(self.upper)
         inverse = self.inverse_degree
         second = (squared @ inverse + squared.T @ inverse) * inverse**2
-        g = inverse + second - self._TERMS / self.volume
+        g = inverse + second - self.TERMS / self.volume
         every = np.arange(len(g))
         return self._projected(g, every, every)
 
@@ -167,7 +169,7 @@ class Series:
         both = (self.upper + self.upper.T).tocsr()
         first = both[a, b]
         second = (both[a] @ scipy.sparse.diags_array(self.inverse_degree)).multiply(both[b]).sum(axis=1)
-        g = (first + second) * self.inverse_degree[a] * self.inverse_degree[b] - self._TERMS / self.volume[a]
+        g = (first + second) * self.inverse_degree[a] * self.inverse_degree[b] - self.TERMS / self.volume[a]
         return self._projected(g, a, b)
 
 
