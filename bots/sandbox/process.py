@@ -81,6 +81,9 @@ class SandboxProcess:
         self.poller = select.poll()
         self.log_waiter = select.poll()  # the log pipe alone: whether it has anything to read
         self.joined = False  # the harness is in the sandbox (join)
+        self.process: subprocess.Popen | None = None  # bwrap
+        self.bwrap_pidfd: int | None = None
+        self.bwrap_info_fd: int | None = None  # bwrap's info pipe, until it has said where PID 1 is
         uid, gid, switch = limits.identity()
         self.startup_deadline = time.perf_counter() + startup_seconds
         scheduling.wait_without_preempting()  # before the fork server starts: it inherits the policy
@@ -150,8 +153,11 @@ class SandboxProcess:
         finally:
             for fd in (seccomp_fd, info_write, block_read):
                 os.close(fd)
-        self.bwrap_pidfd: int | None = os.pidfd_open(self.process.pid)
         self.bwrap_info_fd = info_read
+        try:
+            self.bwrap_pidfd = os.pidfd_open(self.process.pid)
+        except OSError as error:  # e.g. out of descriptors: kill() ends bwrap without it
+            raise SandboxUnavailable(f"cannot watch the sandbox's bwrap: {error}") from error
 
     def _bwrap_info(self, deadline: float) -> int:
         """PID 1 of the sandbox, once bwrap has built it (it says so on its info pipe)."""
@@ -520,7 +526,7 @@ class SandboxProcess:
                     signal.pidfd_send_signal(pidfd, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-        if self.init_pidfd is None and getattr(self, "process", None) is not None:
+        if self.init_pidfd is None and self.process is not None:
             self.process.kill()  # never built: bwrap's death takes whatever it made (--die-with-parent)
 
     def kill(self) -> None:
@@ -532,7 +538,7 @@ class SandboxProcess:
         for pidfd in (self.pidfd, self.init_pidfd):
             if pidfd is not None:
                 _exited(pidfd, REAP_SECONDS)  # gone, so its cgroups can be removed
-        if getattr(self, "process", None) is not None:
+        if self.process is not None:
             self._wait_bwrap(REAP_SECONDS)
             if self.process.poll() is None:
                 self.process.kill()

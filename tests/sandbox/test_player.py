@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 import zipfile
@@ -320,6 +321,24 @@ def test_a_launched_sandbox_closed_before_its_boot_leaves_nothing(sandbox_works,
     assert not Path(f"/proc/{bwrap_pid}").exists()
     with pytest.raises(SandboxUnavailable):
         player._sandbox.join()
+
+
+def test_a_sandbox_whose_bwrap_cannot_be_watched_is_a_clear_error_and_leaves_nothing(
+    sandbox_works, tmp_path, monkeypatch
+):
+    bot = tmp_path / "bot.py"
+    bot.write_text("def play(o):\n    return {'plays': []}\n")
+    refused = []
+
+    def out_of_descriptors(pid: int, flags: int = 0) -> int:
+        refused.append(pid)
+        raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+
+    monkeypatch.setattr(os, "pidfd_open", out_of_descriptors)
+    with pytest.raises(SandboxUnavailable, match="cannot watch the sandbox's bwrap: .*Too many open files"):
+        SandboxedPlayer(bot).launch(10)
+    monkeypatch.undo()
+    assert refused and not Path(f"/proc/{refused[0]}").exists()  # bwrap was killed and reaped
 
 
 def test_begin_close_kills_at_once_and_close_leaves_nothing(sandbox_works, tmp_path):
