@@ -197,3 +197,48 @@ def test_the_block_factor_lets_the_check_converge_in_a_few_iterations_on_a_chain
     assert variances.Check.of(graph, weight, one).errors(estimate)[0] == np.inf  # the degrees alone: not in 10
     quick = variances.Check.of(graph, weight, one, factor)
     assert quick.exact == pytest.approx(check.exact, rel=1e-6)
+
+
+def rounds_run(monkeypatch) -> list[int]:
+    """The mode counts variances() computes on the wide chain, too dear to factor."""
+    counts: list[int] = []
+    found = variances.SlowModes.of.__func__
+
+    def recording(cls, graph, weight, groups, count=variances.SLOW_MODES):
+        counts.append(count)
+        return found(cls, graph, weight, groups, count)
+
+    graph, weight, _, _, _ = chain_check(reach=6)
+    monkeypatch.setattr(variances.SlowModes, "of", classmethod(recording))
+    diagonal = np.bincount(graph.i, weight, graph.n) + np.bincount(graph.j, weight, graph.n)
+    variances.variances(Graph(graph.n, graph.i, graph.j), weight, diagonal)
+    return counts
+
+
+def test_the_slow_modes_come_in_rounds_while_the_check_fails_and_each_round_helps(too_dear, monkeypatch):
+    monkeypatch.setattr(variances, "ESTIMATE_TOLERANCE", 0.0)  # never passes
+    monkeypatch.setattr(variances, "MODE_ROUND_GAIN", np.inf)  # every round helps
+    assert rounds_run(monkeypatch) == list(variances.MODE_ROUNDS)
+
+
+def test_a_round_of_slow_modes_that_does_not_help_is_the_last(too_dear, monkeypatch):
+    monkeypatch.setattr(variances, "ESTIMATE_TOLERANCE", 0.0)
+    monkeypatch.setattr(variances, "MODE_ROUND_GAIN", 0.0)  # no round cuts the error to nothing
+    assert rounds_run(monkeypatch) == [variances.MODE_ROUNDS[0]]
+
+
+def test_the_rounds_end_once_the_check_passes(too_dear, monkeypatch):
+    errors: list[float] = []
+    judged = variances.Check.errors
+
+    def recording(check, estimate):
+        errors.append(float(judged(check, estimate)[0]))
+        return judged(check, estimate)
+
+    monkeypatch.setattr(variances.Check, "errors", recording)
+    monkeypatch.setattr(variances, "MODE_ROUND_GAIN", np.inf)
+    rounds_run(monkeypatch)
+    unmodified, one_mode = errors[-len(variances.MODE_ROUNDS)], errors[-len(variances.MODE_ROUNDS) + 1]
+    assert one_mode < unmodified
+    monkeypatch.setattr(variances, "ESTIMATE_TOLERANCE", one_mode * 1.001)  # the first round passes
+    assert rounds_run(monkeypatch) == [variances.MODE_ROUNDS[0]]
