@@ -9,11 +9,17 @@ import threading
 
 from celery import Celery
 from celery.signals import worker_process_init, worker_process_shutdown, worker_shutdown
+from kombu.transport import TRANSPORT_ALIASES
+
+from league.arena.ops import filesystem_broker
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
 # A worker skips Django's system checks at start (a quarter of its start-up CPU, about 1 s at load 5): `manage.py
 # migrate` runs them at every deploy, and a worker restarted after a crash is a worker the league waits for.
 os.environ.setdefault("CELERY_SKIP_CHECKS", "1")
+
+# kombu's own filesystem transport lets a worker read a message before it is written, and the worker then stops
+TRANSPORT_ALIASES[filesystem_broker.ALIAS] = f"{filesystem_broker.__name__}:Transport"
 
 app = Celery("league")
 app.config_from_object("django.conf:settings", namespace="CELERY")
