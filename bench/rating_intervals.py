@@ -94,7 +94,7 @@ def main() -> None:
 
     graph, weight = optimum(args.postgres, args.database, args.game)
     n = graph.n
-    degree = np.bincount(graph.i, weight, n) + np.bincount(graph.j, weight, n)
+    degree = graph.degree(weight)
     opponents = np.bincount(graph.i, minlength=n) + np.bincount(graph.j, minlength=n)
     largest = graph.group == np.argmax(graph.group_size)
     rng = np.random.default_rng(args.seed)

@@ -56,9 +56,10 @@ ANCHOR = 1500.0
 # A refit's heartbeat comes every second (league.arena.lib.heartbeats): silent this long, it is dead.
 LEASE = timedelta(seconds=5)
 # While matches stream in, a ladder is refitted once a window: FITS_PER_WINDOW fits' time, but at most WINDOW seconds
-# (back to back if fits take longer). Refits then spend at most about a third of a core, and a match's ratings trail
-# it by about a window and a fit: at 1,000 bots (fits of ~0.15 s) a fixed second of window kept ratings 0.65 s behind
-# (p50) where back-to-back fits had kept them 0.5 s, while at 10,000 bots (~0.5 s fits) the window stays a second.
+# (back to back if fits take longer). Fits shorter than a third of WINDOW thus take about a third of a core (longer
+# ones more), and a match's ratings trail it by about a window and a fit: at 1,000 bots (fits of ~0.15 s) a fixed
+# second of window kept ratings 0.65 s behind (p50) where back-to-back fits had kept them 0.5 s, while at 10,000 bots
+# (~0.5 s fits) the window stays a second.
 WINDOW = 1.0
 FITS_PER_WINDOW = 3.0
 # The refit asked for by a match when none is asked for waits this long: the matches stored meanwhile ride on it.

@@ -49,7 +49,7 @@ class Refinement:
     @classmethod
     def of(cls, series: Series, chosen: NDArray[np.bool_]) -> Refinement:
         """Refine the versions marked in ``chosen`` that met between 1 and FEW_OPPONENTS opponents."""
-        both = (series.upper + series.upper.T).tocsr()
+        both = series.symmetric
         opponents = np.diff(both.indptr)
         players = np.flatnonzero(chosen & (opponents >= 1) & (opponents <= FEW_OPPONENTS))
         inverse = series.inverse_degree

@@ -11,6 +11,7 @@ and is kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse.linalg
@@ -184,9 +185,14 @@ class Series:
         every = np.arange(len(g))
         return self._projected(g, every, every)
 
+    @cached_property
+    def symmetric(self) -> scipy.sparse.csr_array:
+        """The weights both ways (W), as CSR: built once, for every batch of entries and the refinement."""
+        return (self.upper + self.upper.T).tocsr()
+
     def entries(self, a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.float64]:
         """Entries (a[k], b[k]) for a[k] != b[k] in one group."""
-        both = (self.upper + self.upper.T).tocsr()
+        both = self.symmetric
         first = both[a, b]
         second = (both[a] @ scipy.sparse.diags_array(self.inverse_degree)).multiply(both[b]).sum(axis=1)
         g = (first + second) * self.inverse_degree[a] * self.inverse_degree[b] - self.TERMS / self.volume[a]
