@@ -65,6 +65,14 @@ def _fresh_page_cache():
         cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_refits():
+    """A refit starts where this process's last one ended (ladder/refits.py): no test starts from another's."""
+    from league.arena.ladder import refits
+
+    refits.forget_last_fits()
+
+
 @pytest.fixture
 def alice(db):
     return get_user_model().objects.create_user("alice", password="correct horse battery")

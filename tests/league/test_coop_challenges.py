@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
 import bots.house
 from league.arena.coop import challenges
 from league.arena.coop import results as coop_results
-from league.arena.ladder import refits
+from league.arena.ladder import bradley_terry, refits
 from league.arena.ladder.pools import RatingPool
 from league.arena.models import (
     DealPair,
@@ -185,3 +186,41 @@ def test_a_chunk_that_failed_for_good_is_played_again_up_to_the_attempt_cap(db, 
     assert challenges.schedule("the-game") == []  # chunk 0 stays missing; chunk 2 is done
     expert = house_version("house:expert", "the-game")
     assert sorted(DealResult.objects.filter(season=season, version=expert).values_list("deal", flat=True)) == [2, 3]
+
+
+def test_a_coop_refit_whose_intervals_are_slow_shows_its_elos_first(alice, make_version, monkeypatch):
+    season = challenges.start_season("the-game", deals=4, chunk=2, team_sizes=[1])
+    pool = RatingPool.coop(season, 1)
+    a, b, c = (make_version(alice, name, game="the-game") for name in ("a", "b", "c"))
+    now = timezone.now()
+
+    def compare(first, second, first_wins, second_wins):
+        DealPair.objects.update_or_create(
+            season=season, players=1, first=first, second=second,
+            defaults={"first_wins": first_wins, "second_wins": second_wins, "last_played": now},
+        )  # fmt: skip
+
+    compare(a, b, 3, 1)
+    compare(b, c, 2, 2)
+    refits.refit(pool)
+    before = {r.version_id: r for r in SeasonRating.objects.filter(season=season)}
+    compare(a, b, 7, 1)
+    monkeypatch.setattr(refits, "ELOS_FIRST_AFTER", 0.0)
+    seen = {}
+    with_intervals = bradley_terry.Strengths.with_intervals
+
+    def look_while_the_intervals_are_computed(located):
+        seen.setdefault("rows", {r.version_id: r for r in SeasonRating.objects.filter(season=season)})
+        return with_intervals(located)
+
+    monkeypatch.setattr(bradley_terry.Strengths, "with_intervals", look_while_the_intervals_are_computed)
+    assert refits.refit(pool) is True
+    whole = refits.fit(refits.read_counts(pool))
+    for pk, row in seen["rows"].items():
+        was = before[pk]
+        assert row.elo == pytest.approx(whole[pk].elo, abs=1e-9) and row.comparisons == whole[pk].games
+        assert (row.low - row.elo, row.high - row.elo) == pytest.approx((was.low - was.elo, was.high - was.elo))
+    assert seen["rows"][a.pk].comparisons == before[a.pk].comparisons + 4
+    for row in SeasonRating.objects.filter(season=season):
+        assert (row.elo, row.low, row.high) == pytest.approx((whole[row.version_id].elo, whole[row.version_id].low,
+                                                              whole[row.version_id].high))  # fmt: skip

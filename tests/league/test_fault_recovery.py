@@ -245,6 +245,21 @@ def test_the_upkeep_resumes_a_refit_whose_worker_died(db, sent, committed, broke
     assert committed(upkeep.run)["refits resumed"] == 1  # due, and not taken for a grace: its message was lost
 
 
+def test_the_upkeep_refits_again_what_a_refit_that_died_had_read(db, sent, committed, broker_kept_its_messages):
+    # A refit clears `pending` before it reads the pairs; it died before storing its whole fit (intervals included).
+    RatingFit.objects.create(
+        game="face-to-face",
+        pending=False,
+        claim_token="00000000-0000-0000-0000-000000000001",
+        claimed_at=timezone.now() - refits.LEASE - timedelta(seconds=1),
+    )
+    assert committed(upkeep.run)["refits resumed"] == 1
+    assert ("refit_ratings", ("face-to-face",)) in sent
+    assert RatingFit.objects.get(game="face-to-face").pending is True  # so the refit sent can claim it
+    RatingFit.objects.filter(game="face-to-face").update(pending=False, claimed_at=timezone.now())
+    assert upkeep.run()["refits resumed"] == 0  # a live refit is left alone
+
+
 def test_calls_are_retried_with_backoff_on_database_errors(no_sleep, caplog):
     outcomes = iter([OperationalError("connection refused"), kombu.exceptions.OperationalError("Error 111"), "stored"])
 

@@ -1,5 +1,6 @@
 """Ratings are refit from the per-pair counts of every rated game; refits are coalesced, one per game at a time."""
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -156,7 +157,7 @@ def test_matches_stored_during_a_refit_are_covered_by_one_more_refit(
     a, b = make_version(alice, "a"), make_version(bob, "b")
     record_games(a, b, [0])
     fits: list[int] = []
-    original = refits.whole_fit
+    original = refits.locate
 
     def fit_while_matches_arrive(counts, start=None):
         fits.append(counts.total)
@@ -166,7 +167,7 @@ def test_matches_stored_during_a_refit_are_covered_by_one_more_refit(
                 refits.request(RatingPool.ladder("face-to-face"))
         return original(counts, start)
 
-    monkeypatch.setattr(refits, "whole_fit", fit_while_matches_arrive)
+    monkeypatch.setattr(refits, "locate", fit_while_matches_arrive)
     refits.request(RatingPool.ladder("face-to-face"))
     assert refits.run(RatingPool.ladder("face-to-face")) == 1
     # no refit was queued for each of them while the first ran, one was once it ended (a window later)
@@ -257,8 +258,8 @@ def test_a_refit_starts_from_the_last_fit_this_process_stored_not_from_the_froze
     refits.refit(pool)
     fitted = refits.fit(refits.pair_counts(pool)[0])
     starts = []
-    whole_fit = refits.whole_fit
-    monkeypatch.setattr(refits, "whole_fit", lambda counts, start: starts.append(start) or whole_fit(counts, start))
+    locate = refits.locate
+    monkeypatch.setattr(refits, "locate", lambda counts, start: starts.append(start) or locate(counts, start))
     record_games(new, b, [0])
     refits.refit(pool)
     refits.forget_last_fits()
@@ -286,3 +287,122 @@ def test_when_the_broker_started_empty_a_refit_on_its_way_is_sent_again(alice, b
     sent.clear()
     assert refits.resume_stale(broker_lost=True) == 0 and sent == []  # a live claim covers it
     assert token is not None
+
+
+def test_a_refit_whose_intervals_are_slow_shows_its_elos_first(alice, bob, make_version, record_games, monkeypatch):
+    pool = RatingPool.ladder("face-to-face")
+    a, b, c = make_version(alice, "a"), make_version(bob, "b"), make_version(alice, "c")
+    record_games(a, b, [0, 0, 1])
+    record_games(b, c, [0, 1, 1])
+    refits.refit(pool)
+    before = {r.version_id: r for r in Rating.objects.all()}
+    points = RatingPoint.objects.count()
+    newcomer = make_version(bob, "d")
+    record_games(a, b, [0, 0, 0, 0])
+    record_games(newcomer, c, [0, 1])
+    monkeypatch.setattr(refits, "ELOS_FIRST_AFTER", 0.0)  # as if the intervals took long
+    seen = {}
+    with_intervals = bradley_terry.Strengths.with_intervals
+
+    def look_while_the_intervals_are_computed(located):
+        if seen:  # the refit's own call is the first
+            return with_intervals(located)
+        seen.update(rows={r.version_id: r for r in Rating.objects.all()}, points=RatingPoint.objects.count())
+        seen.update(games=RatingFit.objects.get(game="face-to-face").games)
+        return with_intervals(located)
+
+    monkeypatch.setattr(bradley_terry.Strengths, "with_intervals", look_while_the_intervals_are_computed)
+    assert refits.refit(pool) is True
+    whole = refits.fit(refits.pair_counts(pool)[0])
+    shown = seen["rows"]
+    assert set(shown) == {a.pk, b.pk, c.pk}  # a first rating waits for its interval
+    for pk, row in shown.items():
+        assert row.elo == pytest.approx(whole[pk].elo, abs=1e-9)
+        assert (row.games, row.wins, row.losses) == (whole[pk].games, whole[pk].wins, whole[pk].losses)
+        was = before[pk]
+        # the interval moved with the Elo, as wide as it was: the new one is not known yet
+        assert (row.low - row.elo, row.high - row.elo) == pytest.approx((was.low - was.elo, was.high - was.elo))
+    assert shown[a.pk].games == before[a.pk].games + 4
+    assert seen["points"] == points  # the history waits for the whole fit
+    assert seen["games"] == 12  # the Elos cover every game
+    stored = {r.version_id: r for r in Rating.objects.all()}
+    assert set(stored) == {a.pk, b.pk, c.pk, newcomer.pk}
+    for pk, rating in whole.items():
+        assert (stored[pk].elo, stored[pk].low, stored[pk].high) == pytest.approx((rating.elo, rating.low, rating.high))
+    assert RatingPoint.objects.count() > points
+
+
+def test_a_refit_whose_intervals_are_quick_writes_its_ratings_once(alice, bob, make_version, record_games, monkeypatch):
+    pool = RatingPool.ladder("face-to-face")
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0, 1, 1])
+    refits.refit(pool)
+    shown = []
+    monkeypatch.setattr(refits, "store_elos", lambda *args: shown.append(args) or True)
+    record_games(a, b, [0])
+    refits.refit(pool)
+    assert shown == []  # two players' intervals take far less than ELOS_FIRST_AFTER
+    monkeypatch.setitem(refits._intervals_took, pool.key, refits.ELOS_FIRST_AFTER)
+    record_games(a, b, [1])
+    refits.refit(pool)
+    assert len(shown) == 1  # the last refit's intervals took that long (as measured: this one's were quick)
+    assert refits._intervals_took[pool.key] < refits.ELOS_FIRST_AFTER
+
+
+def test_elos_shown_first_are_not_written_once_the_claim_is_lost(alice, bob, make_version, record_games):
+    pool = RatingPool.ladder("face-to-face")
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0, 1, 1])
+    refits.refit(pool)
+    before = {r.version_id: (r.elo, r.low, r.games) for r in Rating.objects.all()}
+    record_games(a, b, [0, 0])
+    counts = refits.read_counts(pool)
+    RatingFit.objects.filter(game=pool.key).update(pending=True)
+    token = refits.claim(pool)
+    RatingFit.objects.filter(game=pool.key).update(claim_token=None)  # presumed dead, taken over
+    assert refits.store_elos(pool, token, counts, refits.locate(counts)) is False
+    assert {r.version_id: (r.elo, r.low, r.games) for r in Rating.objects.all()} == before
+
+
+def test_while_matches_stream_in_the_intervals_wait_a_few_seconds_and_the_elos_do_not(
+    alice, bob, make_version, record_games, monkeypatch, sent
+):
+    pool = RatingPool.ladder("face-to-face")
+    a, b, c = make_version(alice, "a"), make_version(bob, "b"), make_version(alice, "c")
+    record_games(a, b, [0, 1, 1])
+    record_games(b, c, [0, 0, 1])
+    monkeypatch.setattr(refits, "ELOS_FIRST_AFTER", 0.0)  # as if the intervals took long
+    assert refits.refit(pool)  # no intervals stored yet: they are computed
+    intervals = []
+    with_intervals = bradley_terry.Strengths.with_intervals
+    monkeypatch.setattr(
+        bradley_terry.Strengths, "with_intervals", lambda located: intervals.append(1) or with_intervals(located)
+    )
+    locate = refits.locate
+
+    def a_match_arrives_meanwhile(counts, start=None):
+        record_games(a, c, [0])
+        refits.request(pool)
+        return locate(counts, start)
+
+    monkeypatch.setattr(refits, "locate", a_match_arrives_meanwhile)
+    record_games(a, b, [0, 0])
+    points = RatingPoint.objects.count()
+    assert refits.refit(pool)
+    assert intervals == []  # left to the next refit, which the match asked for
+    assert Rating.objects.get(version=a).games == 5 and RatingPoint.objects.count() == points  # its Elo is shown
+    assert RatingFit.objects.get(game=pool.key).pending is True
+    assert refits.run(pool) == 1
+    assert intervals == []  # another match came during that refit, and the intervals stored are recent
+    monkeypatch.setitem(refits._intervals_stored_at, pool.key, time.monotonic() - refits.INTERVALS_AT_MOST)
+    assert refits.run(pool) == 1
+    assert intervals == [1]  # they could wait no longer
+    monkeypatch.setattr(refits, "locate", locate)
+    assert refits.run(pool) == 1  # the last match's refit: nothing arrives during it
+    assert intervals == [1, 1]
+    whole = refits.fit(refits.pair_counts(pool)[0])
+    for version in (a, b, c):
+        row = Rating.objects.get(version=version)
+        assert (row.elo, row.low, row.high, row.games) == pytest.approx(
+            (whole[version.pk].elo, whole[version.pk].low, whole[version.pk].high, whole[version.pk].games)
+        )

@@ -158,3 +158,34 @@ def test_a_refit_deletes_the_rating_of_a_version_left_in_no_pair(alice, bob, mak
     PairResult.objects.filter(second=c).delete()  # as a rebuild that no longer counts c's games would
     refits.refit(RatingPool.ladder("face-to-face"))
     assert sorted(Rating.objects.values_list("version_id", flat=True)) == sorted([a.pk, b.pk])
+
+
+def test_elos_shown_first_move_each_interval_with_its_elo_and_leave_the_rest(alice, bob, make_version, record_games):
+    a, b, c = make_version(alice, "a"), make_version(bob, "b"), make_version(alice, "c")
+    record_games(a, b, [0, 0, 1])
+    refits.refit(RatingPool.ladder("face-to-face"))
+    before = {r.version_id: r for r in Rating.objects.all()}
+    played = datetime(2026, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
+    refit_sql.shift_ratings(
+        "face-to-face",
+        {
+            # c has no rating yet: it waits for the whole fit; b's Elo moved too little to show (same games)
+            "version_id": np.array([a.pk, c.pk, b.pk]),
+            "elo": np.array([1600.25, 1400.0, before[b.pk].elo + 0.9 * refit_sql.SHIFT_STEP]),
+            "games": np.array([9, 2, before[b.pk].games]),
+            "wins": np.array([6, 1, before[b.pk].wins]),
+            "losses": np.array([3, 1, before[b.pk].losses]),
+            "last_played": np.array([(played - refit_sql.EPOCH) // timedelta(microseconds=1), 0, 0]),
+        },
+    )
+    after = {r.version_id: r for r in Rating.objects.all()}
+    assert set(after) == {a.pk, b.pk}
+    was, now = before[a.pk], after[a.pk]
+    moved = 1600.25 - was.elo
+    assert (now.elo, now.games, now.wins, now.losses, now.last_played) == (1600.25, 9, 6, 3, played)
+    assert (now.low, now.high) == pytest.approx((was.low + moved, was.high + moved))
+    assert (now.point_elo, now.point_low, now.point_games) == (was.point_elo, was.point_low, was.point_games)
+    untouched = after[b.pk]
+    assert (untouched.elo, untouched.low, untouched.games) == (before[b.pk].elo, before[b.pk].low, before[b.pk].games)
+    with pytest.raises(ValueError, match="columns must be"):
+        refit_sql.shift_ratings("face-to-face", {"version_id": np.array([a.pk]), "elo": np.array([1.0])})

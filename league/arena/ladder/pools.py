@@ -107,6 +107,35 @@ class RatingPool:
         else:
             _write_ladder(self.game, fitted, last_played_us, now)
 
+    def write_elos(self, located: bradley_terry.Strengths, last_played_us: np.ndarray) -> None:
+        """Show a fit's Elos before its intervals (the caller holds the refit claim and the transaction): the rated
+        versions still playing move to their new Elo and record, each interval keeping its width; the history and a
+        version's first rating wait for the whole fit (`write`)."""
+        if self.is_coop:
+            _shift_coop(self, located)
+        else:
+            _shift_ladder(self.game, located, last_played_us)
+
+
+def _shift_ladder(game: str, located: bradley_terry.Strengths, last_played_us: np.ndarray) -> None:
+    versions = np.asarray(located.players, dtype=np.int64)
+    stored = Rating.objects.filter(game=game)
+    stored_versions, stored_games = refit_sql.read_numbers(stored, ("version_id", "games")).astype(np.int64).T
+    games = dict(zip(stored_versions.tolist(), stored_games.tolist(), strict=True))
+    was = np.array([games.get(pk, -1) for pk in versions.tolist()], dtype=np.int64)
+    playing = np.flatnonzero((was >= 0) & (np.isin(versions, _ladder_versions(game)) | (was != located.games)))
+    refit_sql.shift_ratings(
+        game,
+        {
+            "version_id": versions[playing],
+            "elo": located.elo[playing],
+            "games": located.games[playing],
+            "wins": located.wins[playing],
+            "losses": located.losses[playing],
+            "last_played": last_played_us[playing],
+        },
+    )
+
 
 def _ladder_versions(game: str) -> np.ndarray:
     # The game's ladder versions, not a filter on the fitted ids: an IN list of 20,000 ids cost a second at 10k bots.
@@ -168,6 +197,28 @@ def _write_ladder(game: str, fitted: bradley_terry.Fit, last_played_us: np.ndarr
             "point_games": points.games,
         },
         stale=stale,
+    )
+
+
+def _shift_coop(pool: RatingPool, located: bradley_terry.Strengths) -> None:
+    rows = list(SeasonRating.objects.filter(season_id=pool.season, players=pool.players))
+    fitted = {pk: k for k, pk in enumerate(located.players)}
+    elo, games, wins = located.elo.tolist(), located.games.tolist(), located.wins.tolist()
+    losses, draws = located.losses.tolist(), located.draws.tolist()
+    on_ladder = set(_ladder_versions(pool.game).tolist())
+    shifted = []
+    for row in rows:
+        k = fitted.get(row.version_id)
+        if k is None or (row.version_id not in on_ladder and row.comparisons == games[k]):
+            continue
+        if row.comparisons == games[k] and abs(elo[k] - row.elo) < refit_sql.SHIFT_STEP:
+            continue
+        moved = elo[k] - row.elo
+        row.low, row.high, row.elo = row.low + moved, row.high + moved, elo[k]
+        row.comparisons, row.wins, row.losses, row.draws = games[k], wins[k], losses[k], draws[k]
+        shifted.append(row)
+    SeasonRating.objects.bulk_update(
+        shifted, ["elo", "low", "high", "comparisons", "wins", "losses", "draws"], batch_size=2_000
     )
 
 

@@ -29,6 +29,7 @@ Ratings are stored only while the claim is held, so a refit that was presumed de
 from __future__ import annotations
 
 import logging
+import math
 import os
 import socket
 import time
@@ -62,6 +63,13 @@ LEASE = timedelta(seconds=5)
 # (~0.5 s fits) the window stays a second.
 WINDOW = 1.0
 FITS_PER_WINDOW = 3.0
+# A refit whose intervals took this long the last time shows its Elos first (`store_elos`), then its intervals: at
+# 10,000 bots Newton's method takes ~0.15 s and the intervals ~0.5 s. Below it, one write is cheaper than two.
+ELOS_FIRST_AFTER = 0.15
+# Such a refit leaves its intervals to the next refit if matches arrived meanwhile (that refit comes a window later),
+# unless the intervals stored are this old: while matches stream in, the Elos follow them a window and a Newton fit
+# behind, and the intervals (shifted with their Elos meanwhile) are recomputed every few seconds.
+INTERVALS_AT_MOST = 3.0  # seconds
 # The refit asked for by a match when none is asked for waits this long: the matches stored meanwhile ride on it.
 FIRST_WAIT = 0.25
 # A refit sent this long past its countdown and still not claimed was lost (the broker restarted empty, say).
@@ -72,6 +80,12 @@ SENT_GRACE = timedelta(seconds=2)
 # step after a few more games. The stored ratings are a poorer start: a version that no longer plays keeps its last
 # rating while the fit moves it as a free player, and half the versions of a large league are such (5 steps, not 1).
 _last_fits: dict[str, dict[int, float]] = {}
+
+
+# How long each pool's intervals took in this process's last refit of it (`ELOS_FIRST_AFTER`), and when (monotonic
+# clock) they were stored (`INTERVALS_AT_MOST`).
+_intervals_took: dict[str, float] = {}
+_intervals_stored_at: dict[str, float] = {}
 
 
 class _ClaimLost(Exception):
@@ -117,14 +131,9 @@ def counts_of(table: refit_sql.PairTable) -> GameCounts:
     )
 
 
-def fit(counts: GameCounts, start: dict[int, float] | None = None) -> dict[int, bradley_terry.Rating]:
-    """The ratings fitted on `counts`; `start` (the stored Elos) only makes the fit converge in fewer steps."""
-    return whole_fit(counts, start).ratings
-
-
-def whole_fit(counts: GameCounts, start: dict[int, float] | None = None) -> bradley_terry.Fit:
-    """`fit` as arrays (bradley_terry.Fit), which a refit writes without a Python object per version."""
-    return bradley_terry.fit(
+def locate(counts: GameCounts, start: dict[int, float] | None = None) -> bradley_terry.Strengths:
+    """`whole_fit` up to the Elos; its `with_intervals()` is the whole fit."""
+    return bradley_terry.strengths(
         counts.players,
         counts.a,
         counts.b,
@@ -135,6 +144,16 @@ def whole_fit(counts: GameCounts, start: dict[int, float] | None = None) -> brad
         anchor=ANCHOR,
         start=start,
     )
+
+
+def fit(counts: GameCounts, start: dict[int, float] | None = None) -> dict[int, bradley_terry.Rating]:
+    """The ratings fitted on `counts`; `start` (the stored Elos) only makes the fit converge in fewer steps."""
+    return whole_fit(counts, start).ratings
+
+
+def whole_fit(counts: GameCounts, start: dict[int, float] | None = None) -> bradley_terry.Fit:
+    """`fit` as arrays (bradley_terry.Fit), which a refit writes without a Python object per version."""
+    return locate(counts, start).with_intervals()
 
 
 def _state(pool: RatingPool) -> RatingFit:
@@ -193,10 +212,7 @@ def run(pool: RatingPool, worker: str = "") -> int:
         with heartbeats.Heartbeat(beat, f"refit of {pool}"):
             # Clearing `pending` first: a match committed after this point sets it again and gets one more fit.
             if state.update(pending=False, claimed_at=timezone.now()):
-                counts = read_counts(pool)
-                fitted = whole_fit(counts, _last_fits.get(pool.key) or pool.stored_elos())
-                if store(pool, token, counts, fitted):
-                    _last_fits[pool.key] = dict(zip(fitted.players, fitted.elo.tolist(), strict=True))
+                if _fit_and_store(pool, token, read_counts(pool)):
                     stored += 1
                     if state.update(claim_token=None, claimed_at=None):
                         if RatingFit.objects.filter(game=pool.key, pending=True).exists():  # stored during the fit
@@ -212,9 +228,39 @@ def run(pool: RatingPool, worker: str = "") -> int:
     return stored
 
 
+def _fit_and_store(pool: RatingPool, token: uuid.UUID, counts: GameCounts) -> bool:
+    """Fit `counts` and store the ratings; where the intervals were slow the last time, the Elos first, and the
+    intervals only if they can wait no longer (`INTERVALS_AT_MOST`) or no match arrived meanwhile. False if the claim
+    was lost on the way."""
+    located = locate(counts, _last_fits.get(pool.key) or pool.stored_elos())
+    if _intervals_took.get(pool.key, 0.0) >= ELOS_FIRST_AFTER:
+        if not store_elos(pool, token, counts, located):
+            return False
+        _last_fits[pool.key] = dict(zip(located.players, located.elo.tolist(), strict=True))
+        if _intervals_can_wait(pool):
+            return True
+    began = time.monotonic()
+    fitted = located.with_intervals()
+    _intervals_took[pool.key] = time.monotonic() - began
+    if not store(pool, token, counts, fitted):
+        return False
+    _last_fits[pool.key] = dict(zip(fitted.players, fitted.elo.tolist(), strict=True))
+    _intervals_stored_at[pool.key] = time.monotonic()
+    return True
+
+
+def _intervals_can_wait(pool: RatingPool) -> bool:
+    """Whether a match arrived during this refit (the next refit covers it, and can compute the intervals) while the
+    intervals stored are recent."""
+    recent = time.monotonic() - _intervals_stored_at.get(pool.key, -math.inf) < INTERVALS_AT_MOST
+    return recent and RatingFit.objects.filter(game=pool.key, pending=True).exists()
+
+
 def forget_last_fits() -> None:
-    """Start every pool's next fit in this process from its stored ratings."""
+    """Start every pool's next fit in this process afresh: from its stored ratings, intervals included."""
     _last_fits.clear()
+    _intervals_took.clear()
+    _intervals_stored_at.clear()
 
 
 def next_countdown(took: float) -> float:
@@ -262,6 +308,23 @@ def store(
     return True
 
 
+def store_elos(pool: RatingPool, token: uuid.UUID, counts: GameCounts, located: bradley_terry.Strengths) -> bool:
+    """Show the pool's new Elos before their intervals are computed (`RatingPool.write_elos`), only while `token`
+    holds the claim; False if it does not."""
+    try:
+        with transaction.atomic():
+            pool.write_elos(located, counts.last_played_us)
+            stamped = RatingFit.objects.filter(game=pool.key, claim_token=token).update(
+                games=counts.total, fitted_at=timezone.now()
+            )
+            if not stamped:
+                raise _ClaimLost
+            signals.send_leaderboard_changed(pool.game)
+    except _ClaimLost:
+        return False
+    return True
+
+
 def hand_back_dead_here(worker: str) -> int:
     """Release the refit claims held by processes of this very worker (same node) that are gone, and queue their
     refits at once: a killed worker started again need not leave its ladders' ratings stale for a lease."""
@@ -295,6 +358,9 @@ def resume_stale(broker_lost: bool = False) -> int:
     `queue.broker_restarted_at`): then it is sent again at once, or at its due time if that is still to come.
     """
     now = timezone.now()
+    # A refit that died had cleared `pending` before it read the pairs: it may have stored nothing of them, or only its
+    # Elos (`store_elos`), not their intervals. What it read is asked for again.
+    RatingFit.objects.filter(pending=False, claim_token__isnull=False).exclude(_live_claim()).update(pending=True)
     stale = RatingFit.objects.filter(pending=True).exclude(_live_claim())
     if not broker_lost:
         stale = stale.exclude(refit_due_at__gte=now - SENT_GRACE)

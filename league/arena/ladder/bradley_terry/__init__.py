@@ -63,10 +63,14 @@ import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from threadpoolctl import threadpool_limits
+
+if TYPE_CHECKING:
+    from league.arena.ladder.bradley_terry.newton import Optimum
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 Z95 = 1.959963984540054  # two-sided 95 % quantile of the standard normal
@@ -138,6 +142,49 @@ class Fit:
             )
             for k, player in enumerate(self.players)
         }
+
+
+@dataclass(frozen=True)
+class Strengths:
+    """A fit's Elos before their intervals (``with_intervals`` computes those): Newton's method alone takes a few
+    hundredths of a second where a large league's variances take tenths, so a league can show the Elos first."""
+
+    players: Sequence[Hashable]
+    elo: NDArray[np.float64]
+    pair_a: NDArray[np.int64]
+    pair_b: NDArray[np.int64]
+    wins: NDArray[np.int64]
+    losses: NDArray[np.int64]
+    draws: NDArray[np.int64]
+    opponents: NDArray[np.int64]
+    optimum: Optimum | None  # None without players
+
+    @property
+    def games(self) -> NDArray[np.int64]:
+        return self.wins + self.losses + self.draws
+
+    def with_intervals(self) -> Fit:
+        """The whole fit: these Elos with each player's variance and the covariance of each pair that met."""
+        if self.optimum is None:
+            variance = covariance = np.zeros(0)
+            exact = np.zeros(0, dtype=bool)
+        else:
+            with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
+                mode = self.optimum.mode()
+            variance = np.where(self.opponents > 0, ELO_PER_NAT**2 * mode.variance, math.inf)
+            exact, covariance = mode.exact, ELO_PER_NAT**2 * mode.covariance
+        return Fit(
+            players=self.players,
+            elo=self.elo,
+            variance=variance,
+            exact=exact,
+            pair_a=self.pair_a,
+            pair_b=self.pair_b,
+            covariance=covariance,
+            wins=self.wins,
+            losses=self.losses,
+            draws=self.draws,
+        )
 
 
 def fit_ratings(
@@ -220,6 +267,24 @@ def fit(
     start: Mapping[Hashable, float] | None = None,
 ) -> Fit:
     """``fit_counts`` as arrays, with each player's variance and the covariance of each pair that met."""
+    return strengths(
+        players, a, b, wins_a=wins_a, wins_b=wins_b, draws=draws, prior_games=prior_games, anchor=anchor, start=start
+    ).with_intervals()
+
+
+def strengths(
+    players: Sequence[Hashable],
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    wins_a: ArrayLike,
+    wins_b: ArrayLike,
+    draws: ArrayLike | None = None,
+    prior_games: float = 2.0,
+    anchor: float = 1500.0,
+    start: Mapping[Hashable, float] | None = None,
+) -> Strengths:
+    """``fit`` up to the Elos (its arguments): the optimum, whose ``with_intervals`` is the whole fit."""
     n = len(players)
     if len(set(players)) != n:
         raise ValueError("players contains the same player more than once")
@@ -252,36 +317,24 @@ def fit(
             raise ValueError("start holds a rating that is not a finite number")
     else:
         initial = _log_odds(n, i, j, half_points_i, games)
+    records = {"wins": wins.astype(np.int64), "losses": losses.astype(np.int64), "draws": drawn.astype(np.int64)}
     if n == 0:
-        return Fit(players, *(np.zeros(0),) * 2, np.zeros(0, dtype=bool), i, j, *(np.zeros(0),), wins, losses, drawn)
+        return Strengths(players, np.zeros(0), i, j, **records, opponents=opponents, optimum=None)
     # SciPy (the solver's) loads at the first fit, not with this package: every worker imports the package at start,
     # and SciPy was a fifth of a worker's start-up CPU, which a worker restarted after a crash makes the league wait.
     from league.arena.ladder.bradley_terry.graph import Graph
-    from league.arena.ladder.bradley_terry.newton import Posterior, posterior_mode
+    from league.arena.ladder.bradley_terry.newton import Posterior, optimum
 
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
         posterior = Posterior(Graph(n, i, j), (half_points_i + virtual_draws) / 2.0, games + virtual_draws)
         try:
-            mode = posterior_mode(posterior, initial)
+            best = optimum(posterior, initial)
         except RuntimeError:
             if not start:
                 raise
             # A start far off (ratings from very different games) can leave the Hessian numerically flat.
-            mode = posterior_mode(posterior, _log_odds(n, i, j, half_points_i, games))
-
-    variance = np.where(opponents > 0, ELO_PER_NAT**2 * mode.variance, math.inf)
-    return Fit(
-        players=players,
-        elo=anchor + ELO_PER_NAT * mode.theta,
-        variance=variance,
-        exact=mode.exact,
-        pair_a=i,
-        pair_b=j,
-        covariance=ELO_PER_NAT**2 * mode.covariance,
-        wins=wins.astype(np.int64),
-        losses=losses.astype(np.int64),
-        draws=drawn.astype(np.int64),
-    )
+            best = optimum(posterior, _log_odds(n, i, j, half_points_i, games))
+    return Strengths(players, anchor + ELO_PER_NAT * best.theta, i, j, **records, opponents=opponents, optimum=best)
 
 
 def _log_odds(

@@ -14,7 +14,7 @@ from league.arena.ladder.bradley_terry.blocks import BlockFactor
 from league.arena.ladder.bradley_terry.graph import Graph
 from league.arena.ladder.bradley_terry.variances import variances
 
-# Step sizes are measured in standard errors (see posterior_mode).
+# Step sizes are measured in standard errors (see optimum).
 _STEP_TOLERANCE = 1e-6  # stop after a step this small: quadratic convergence leaves an error of ~1e-12
 _NOISE_SIZE = 1e-3  # below this, a step that stops shrinking is rounding noise
 _PURE_NEWTON_SIZE = 1e-2  # below this step size, or this Newton decrement, no line search is needed:
@@ -156,8 +156,24 @@ class NewtonSolver:
         return step, info == 0
 
 
-def posterior_mode(posterior: Posterior, initial: NDArray[np.float64]) -> Mode:
-    """Maximise the log-posterior from `initial`; the strengths, their variances and the pairs' covariances."""
+@dataclass(frozen=True)
+class Optimum:
+    """The posterior's optimum, before its variances: what a league can show while those are computed."""
+
+    theta: NDArray[np.float64]  # nats, every group's mean at 0
+    weight: NDArray[np.float64]  # each pair's curvature there
+    diagonal: NDArray[np.float64]  # the Hessian's diagonal there
+    solver: NewtonSolver  # its block factor (if any) preconditions the variances' check
+
+    def mode(self) -> Mode:
+        """The optimum with its variances and the pairs' covariances (the Hessian here is the Fisher information)."""
+        graph = self.solver.graph
+        variance, exact, covariance = variances(graph, self.weight, self.diagonal, self.solver.factor)
+        return Mode(self.theta, np.maximum(variance, 0.0), exact, covariance)
+
+
+def optimum(posterior: Posterior, initial: NDArray[np.float64]) -> Optimum:
+    """Maximise the log-posterior from `initial`: the strengths, and the curvature there."""
     graph = posterior.graph
     theta = graph.centre(initial)
     solver = NewtonSolver(graph)
@@ -195,9 +211,7 @@ def posterior_mode(posterior: Posterior, initial: NDArray[np.float64]) -> Mode:
         raise RuntimeError(f"rating fit did not converge in {_MAX_ITERATIONS} Newton iterations")
 
     # The last step was under a millionth of a standard error, so Newton's quadratic convergence leaves
-    # ~1e-12; its conjugate gradients were solved to a hundredth of the step before. The Hessian here
-    # (the Fisher information) gives the variances.
+    # ~1e-12; its conjugate gradients were solved to a hundredth of the step before.
     theta = graph.centre(theta)
     _, weight, diagonal = posterior.derivatives(theta)
-    variance, exact, covariance = variances(graph, weight, diagonal, solver.factor)
-    return Mode(theta, np.maximum(variance, 0.0), exact, covariance)
+    return Optimum(theta, weight, diagonal, solver)
