@@ -46,9 +46,9 @@ def optimum(postgres: str, database: str, game: str) -> tuple[object, np.ndarray
     captured: dict[str, object] = {}
     variances = newton.variances
 
-    def capture(graph, weight, diagonal, preconditioner=None):  # type: ignore[no-untyped-def]
+    def capture(graph, weight, diagonal, preconditioner=None, warm=None):  # type: ignore[no-untyped-def]
         captured.update(graph=graph, weight=weight.copy(), diagonal=diagonal.copy())
-        return variances(graph, weight, diagonal, preconditioner)
+        return variances(graph, weight, diagonal, preconditioner, warm)
 
     newton.variances = capture
     try:
@@ -109,7 +109,7 @@ def main() -> None:
     groups = ~graph.cheap & graph.group_size.astype(bool)
     with_modes = series + variances.slow_mode_correction(graph, weight, groups)
     began = time.perf_counter()
-    reported, is_exact, _ = variances.variances(graph, weight, degree)
+    reported, is_exact, _, _ = variances.variances(graph, weight, degree)
     took = time.perf_counter() - began
 
     print(

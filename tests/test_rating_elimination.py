@@ -96,7 +96,7 @@ def test_the_estimate_of_the_eliminated_versions_is_close_where_the_series_alone
     graph, weight, shapes = pendant_league()
     exact = np.diag(np.linalg.pinv(laplacian(graph, weight)))
     diagonal = np.bincount(graph.i, weight, graph.n) + np.bincount(graph.j, weight, graph.n)
-    variance, is_exact, _ = variances.variances(graph, weight, diagonal)
+    variance, is_exact, _, _ = variances.variances(graph, weight, diagonal)
     assert not is_exact.any()
     eliminated = shapes["leaves"] + shapes["path"] + shapes["run"]
     error = np.abs(np.sqrt(variance / exact) - 1.0)
@@ -115,9 +115,9 @@ def test_a_group_of_nothing_but_short_runs_is_left_whole(estimated):
 def test_the_numbering_does_not_change_the_variances(estimated):
     graph, weight, _ = pendant_league()
     diagonal = np.bincount(graph.i, weight, graph.n) + np.bincount(graph.j, weight, graph.n)
-    forward, _, _ = variances.variances(graph, weight, diagonal)
+    forward, _, _, _ = variances.variances(graph, weight, diagonal)
     flipped = graph.n - 1 - np.c_[graph.i, graph.j]
     i, j = flipped.min(axis=1), flipped.max(axis=1)
     order = np.lexsort((j, i))
-    backward, _, _ = variances.variances(Graph(graph.n, i[order], j[order]), weight[order], diagonal[::-1])
+    backward, _, _, _ = variances.variances(Graph(graph.n, i[order], j[order]), weight[order], diagonal[::-1])
     assert forward == pytest.approx(backward[::-1], rel=1e-9)

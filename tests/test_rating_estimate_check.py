@@ -62,7 +62,7 @@ def test_a_chain_too_dear_to_factor_gets_the_slow_modes_its_estimate_misses(too_
     corrected = estimate + variances.slow_mode_correction(graph, weight, np.ones(1, dtype=bool))
     assert check.errors(corrected)[0] <= variances.ESTIMATE_TOLERANCE
     diagonal = np.bincount(graph.i, weight, graph.n) + np.bincount(graph.j, weight, graph.n)
-    variance, is_exact, covariance = variances.variances(Graph(graph.n, graph.i, graph.j), weight, diagonal)
+    variance, is_exact, covariance, _ = variances.variances(Graph(graph.n, graph.i, graph.j), weight, diagonal)
     assert not is_exact.any() and np.isnan(covariance).all()
     raw_error = np.max(np.abs(np.sqrt(estimate / exact) - 1.0))
     for corrected_variance in (corrected, variance):  # the latter with the chain's last few versions eliminated
@@ -72,7 +72,7 @@ def test_a_chain_too_dear_to_factor_gets_the_slow_modes_its_estimate_misses(too_
 def test_a_narrower_chain_too_dear_to_factor_keeps_a_corrected_estimate_that_still_fails(too_dear):
     graph, weight, estimate, check, exact = chain_check(reach=2)
     diagonal = np.bincount(graph.i, weight, graph.n) + np.bincount(graph.j, weight, graph.n)
-    variance, is_exact, _ = variances.variances(Graph(graph.n, graph.i, graph.j), weight, diagonal)
+    variance, is_exact, _, _ = variances.variances(Graph(graph.n, graph.i, graph.j), weight, diagonal)
     assert not is_exact.any()
     assert check.errors(variance)[0] > variances.ESTIMATE_TOLERANCE  # the best there is
     before, after = (np.max(np.abs(np.sqrt(v / exact) - 1.0)) for v in (estimate, variance))
@@ -82,7 +82,7 @@ def test_a_narrower_chain_too_dear_to_factor_keeps_a_corrected_estimate_that_sti
 def test_a_group_too_dear_to_factor_whose_estimate_passes_keeps_it_as_it_is(too_dear):
     graph, weight, estimate, _, _ = checked_league()
     diagonal = np.bincount(graph.i, weight, graph.n) + np.bincount(graph.j, weight, graph.n)
-    variance, is_exact, _ = variances.variances(Graph(graph.n, graph.i, graph.j), weight, diagonal)
+    variance, is_exact, _, _ = variances.variances(Graph(graph.n, graph.i, graph.j), weight, diagonal)
     assert not is_exact.any() and np.array_equal(variance, estimate)
 
 
@@ -139,7 +139,7 @@ def checked_league() -> tuple[Graph, np.ndarray, np.ndarray, np.ndarray, np.ndar
     mask of its one group."""
     graph, weight, exact = optimum(*random_league(seed=15, players=300, n_games=4_000)[1:])
     group = np.ones(1, dtype=bool)
-    estimate, _ = variances.estimate(graph, weight, group)
+    estimate, _, _ = variances.estimate(graph, weight, group)
     return graph, weight, estimate, exact, group
 
 
@@ -166,10 +166,10 @@ def test_the_tolerance_decides_between_the_estimate_and_the_factor(monkeypatch, 
     diagonal = np.bincount(graph.i, weight, graph.n) + np.bincount(graph.j, weight, graph.n)
     graph = Graph(graph.n, graph.i, graph.j)  # with ESTIMATE_FIRST_FLOPS at 0: estimated first
     monkeypatch.setattr(variances, "ESTIMATE_TOLERANCE", error * 1.01)
-    variance, is_exact, _ = variances.variances(graph, weight, diagonal)
+    variance, is_exact, _, _ = variances.variances(graph, weight, diagonal)
     assert not is_exact.any() and np.array_equal(variance, estimate)
     monkeypatch.setattr(variances, "ESTIMATE_TOLERANCE", error * 0.99)
-    variance, is_exact, _ = variances.variances(graph, weight, diagonal)
+    variance, is_exact, _, _ = variances.variances(graph, weight, diagonal)
     assert is_exact.all() and variance == pytest.approx(exact, rel=1e-8)
 
 
@@ -242,3 +242,39 @@ def test_the_rounds_end_once_the_check_passes(too_dear, monkeypatch):
     assert one_mode < unmodified
     monkeypatch.setattr(variances, "ESTIMATE_TOLERANCE", one_mode * 1.001)  # the first round passes
     assert rounds_run(monkeypatch) == [variances.MODE_ROUNDS[0]]
+
+
+def test_a_refits_check_starts_from_the_last_fits_solves_and_ends_where_a_cold_one_does(estimate_first, monkeypatch):
+    _, a, b, a_won = random_league(seed=21, players=400, n_games=30_000)
+    names = [f"v{k:03d}" for k in range(400)]
+    last = bradley_terry.fit(names, a, b, wins_a=a_won, wins_b=~a_won)
+    assert last.solves is not None and len(last.solves.players) >= variances.RISKIEST_CHECKED
+    # A few more games and a new version (listed first: every index moves under the last fit's solves).
+    _, c, d, c_won = random_league(seed=22, players=400, n_games=20)
+    a2, b2, won2 = np.r_[a, c, [400, 400]] + 1, np.r_[b, d, [3, 9]] + 1, np.r_[a_won, c_won, [True, False]]
+    a2[a2 == 401], b2[b2 == 401] = 0, 0
+    now = ["new", *names]
+    located = bradley_terry.strengths(now, a2, b2, wins_a=won2, wins_b=~won2)
+    cold, warm = located.with_intervals(), located.with_intervals(last)
+    assert np.max(np.abs(np.sqrt(warm.variance / cold.variance) - 1.0)) < 1e-9  # the same check decisions
+
+    new_index = np.arange(1, 401)
+    carried = last.solves.carried(new_index, 401)
+    assert (carried.players == last.solves.players + 1).all()
+    assert (carried.solution[1:] == last.solves.solution).all() and not carried.solution[0].any()
+    graph, weight = located.optimum.solver.graph, located.optimum.weight
+    cold_iterations, warm_iterations = (_check_iterations(graph, weight, w, monkeypatch) for w in (None, carried))
+    assert warm_iterations <= cold_iterations
+    # On the very same games the last fit's solves are the answer: not one iteration (at 10,000 bots a refit after 20
+    # more matches needs none either, where a cold check needs a dozen).
+    same = bradley_terry.strengths(names, a, b, wins_a=a_won, wins_b=~a_won).optimum
+    assert _check_iterations(same.solver.graph, same.weight, last.solves, monkeypatch) == 0 < cold_iterations
+
+
+def _check_iterations(graph: Graph, weight: np.ndarray, warm, monkeypatch) -> int:
+    """How many conjugate-gradient iterations the check's solves need from `warm`."""
+    for iterations in range(300):
+        monkeypatch.setattr(variances, "_CHECK_MAX_ITERATIONS", iterations)
+        if np.isfinite(variances.Check.of(graph, weight, ~graph.cheap, warm=warm).exact).all():
+            return iterations
+    raise AssertionError("the check's solves did not converge in 300 iterations")

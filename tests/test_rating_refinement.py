@@ -97,7 +97,7 @@ def test_versions_with_a_few_opponents_are_close_where_the_series_alone_is_not(e
     graph, weight, fringe = fringe_league()
     exact = np.diag(np.linalg.pinv(laplacian(graph, weight)))
     diagonal = np.bincount(graph.i, weight, graph.n) + np.bincount(graph.j, weight, graph.n)
-    variance, is_exact, _ = variances.variances(graph, weight, diagonal)
+    variance, is_exact, _, _ = variances.variances(graph, weight, diagonal)
     assert not is_exact.any()  # the estimate passed its check
     error = np.abs(np.sqrt(variance / exact) - 1.0)
     series_error = np.abs(np.sqrt(variances.estimated_variances(graph, weight) / exact) - 1.0)

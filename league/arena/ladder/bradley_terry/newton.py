@@ -12,7 +12,7 @@ from scipy.special import expit, log_expit
 
 from league.arena.ladder.bradley_terry.blocks import BlockFactor
 from league.arena.ladder.bradley_terry.graph import Graph
-from league.arena.ladder.bradley_terry.variances import variances
+from league.arena.ladder.bradley_terry.variances import Solves, variances
 
 # Step sizes are measured in standard errors (see optimum).
 _STEP_TOLERANCE = 1e-6  # stop after a step this small: quadratic convergence leaves an error of ~1e-12
@@ -35,6 +35,7 @@ class Mode:
     variance: NDArray[np.float64]  # nats^2, of each offset from its group's mean
     exact: NDArray[np.bool_]
     covariance: NDArray[np.float64]  # per pair; NaN where estimated
+    solves: Solves | None  # the variance check's (variances.variances)
 
 
 class Posterior:
@@ -165,11 +166,12 @@ class Optimum:
     diagonal: NDArray[np.float64]  # the Hessian's diagonal there
     solver: NewtonSolver  # its block factor (if any) preconditions the variances' check
 
-    def mode(self) -> Mode:
-        """The optimum with its variances and the pairs' covariances (the Hessian here is the Fisher information)."""
+    def mode(self, warm: Solves | None = None) -> Mode:
+        """The optimum with its variances and the pairs' covariances (the Hessian here is the Fisher information);
+        ``warm``: see `variances.variances`."""
         graph = self.solver.graph
-        variance, exact, covariance = variances(graph, self.weight, self.diagonal, self.solver.factor)
-        return Mode(self.theta, np.maximum(variance, 0.0), exact, covariance)
+        variance, exact, covariance, solves = variances(graph, self.weight, self.diagonal, self.solver.factor, warm)
+        return Mode(self.theta, np.maximum(variance, 0.0), exact, covariance, solves)
 
 
 def optimum(posterior: Posterior, initial: NDArray[np.float64]) -> Optimum:

@@ -57,25 +57,28 @@ def variances(
     weight: NDArray[np.float64],
     diagonal: NDArray[np.float64],
     preconditioner: BlockFactor | None = None,
-) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]:
-    """Per player the variance of its offset and whether it is exact; per pair the covariance (NaN if estimated).
+    warm: Solves | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64], Solves | None]:
+    """Per player the variance of its offset and whether it is exact; per pair the covariance (NaN if estimated);
+    and the check's solves (None without an estimate), where the next fit's check can start.
 
     ``weight`` is each pair's curvature and ``diagonal`` the Hessian's diagonal, at the optimum. ``preconditioner``,
     a block factor of the affordable groups (``graph.solvable``) at weights near these (Newton's last), speeds up
-    the check's solves on them.
+    the check's solves on them; so does ``warm``, the solves of a fit of nearly the same games (`Solves.carried`).
     """
     variance = np.empty(graph.n)
     covariance = np.full(len(graph.i), np.nan)
     exact_groups = graph.cheap.copy()
+    solves = None
     if not exact_groups.all():
         # Groups without games (no volume) are cheap: the estimate divides by zero there.
-        variance[:], failing = estimate(graph, weight, ~graph.cheap, preconditioner)
+        variance[:], failing, solves = estimate(graph, weight, ~graph.cheap, preconditioner, warm)
         exact_groups |= failing & graph.affordable
     if exact_groups.any():
         part = graph.part(exact_groups)
         factor = part.chain.factor(weight[part.pairs], (diagonal + part.pinned)[part.order])
         variance[part.order], covariance[part.pairs] = exact_variances(graph, part, factor)
-    return variance, exact_groups[graph.group], covariance
+    return variance, exact_groups[graph.group], covariance, solves
 
 
 def estimate(
@@ -83,8 +86,10 @@ def estimate(
     weight: NDArray[np.float64],
     groups: NDArray[np.bool_],
     preconditioner: BlockFactor | None = None,
-) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """Estimated variances of the groups marked in ``groups``, and which of them fail their check.
+    warm: Solves | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_], Solves]:
+    """Estimated variances of the groups marked in ``groups``, which of them fail their check, and the check's solves
+    (``warm``: see `variances`).
 
     Short runs of few-opponent versions are eliminated first (`Reduction`), the series estimates the rest, and the
     rest's versions with few opponents are refined through their opponents (`Refinement`); a failing group too dear
@@ -99,7 +104,7 @@ def estimate(
     variance = reduction.expand(refinement.apply(rest_variance), series.entries)
     # Risk is judged where the series ran: an eliminated version is exact given the rest (its walk, always back in two
     # steps on the whole graph, is gone from the rest's).
-    check = Check.of(graph, weight, groups, preconditioner, two_step_returns(rest, rest_weight))
+    check = Check.of(graph, weight, groups, preconditioner, two_step_returns(rest, rest_weight), warm)
     before = check.errors(variance)
     failing = groups & ~(before <= ESTIMATE_TOLERANCE)
     dear = failing & ~graph.affordable
@@ -121,7 +126,7 @@ def estimate(
             in_rest = reduction.rest_groups(again, graph)
             modes = modes.outside(in_rest).plus(SlowModes.of(rest, rest_weight, in_rest, count))
             variance, before = corrected(modes), after
-    return variance, failing
+    return variance, failing, check.solves
 
 
 def exact_variances(graph: Graph, part: Part, factor: BlockFactor) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -298,6 +303,7 @@ class Check:
     exact: NDArray[np.float64]  # NaN where the solve did not converge
     group: NDArray[np.int64]  # of each checked player
     groups: int
+    solves: Solves
 
     @classmethod
     def of(
@@ -307,12 +313,15 @@ class Check:
         groups: NDArray[np.bool_],
         preconditioner: BlockFactor | None = None,
         risk: NDArray[np.float64] | None = None,
+        warm: Solves | None = None,
     ) -> Check:
         """Checks of the groups marked in ``groups``: their riskiest players and some spread over the rest.
 
         Risk is how often a player's random walk returns in two steps (`returns`) unless ``risk`` says otherwise. The
         players are chosen by their place in the graph, not by their numbering, so the same games give the same choice
-        whatever order their players are listed in (but for exact ties). ``preconditioner``: see `variances`.
+        whatever order their players are listed in (but for exact ties). ``preconditioner``, ``warm``: see
+        `variances`; a solve starts from ``warm``'s of the same player, which a few more games leave within the
+        check's tolerance (at 10,000 bots, after 40 more pairs' games: no iteration instead of a dozen).
         """
         n = graph.n
         degree = graph.degree(weight)
@@ -324,9 +333,10 @@ class Check:
         rhs = np.zeros((n, len(players)))
         rhs[players, np.arange(len(players))] = 1.0
         rhs = graph.centre(rhs)  # e_p minus its group's mean: the offset's direction
-        solution, converged = _laplacian_solve(graph, weight, degree, rhs, preconditioner)
+        start = None if warm is None else graph.centre(warm.start(players, n))
+        solution, converged = _laplacian_solve(graph, weight, degree, rhs, preconditioner, start)
         exact = np.where(converged, np.einsum("ij,ij->j", rhs, solution), np.nan)
-        return cls(players, exact, graph.group[players], len(groups))
+        return cls(players, exact, graph.group[players], len(groups), Solves(players, solution))
 
     def errors(self, estimate: NDArray[np.float64]) -> NDArray[np.float64]:
         """Per group, the largest relative error of the estimated half-widths (square roots of ``estimate``) of its
@@ -336,6 +346,31 @@ class Check:
         worst = np.full(self.groups, np.nan)
         np.fmax.at(worst, self.group, error)
         return worst
+
+
+@dataclass(frozen=True)
+class Solves:
+    """The check's exact solves of one fit (a column per checked player): where the next fit's check starts."""
+
+    players: NDArray[np.int64]
+    solution: NDArray[np.float64]  # players' rows by index, a column per checked player
+
+    def start(self, players: NDArray[np.int64], n: int) -> NDArray[np.float64]:
+        """Where the solves of ``players`` start: this solve of the same player, zero for one not solved here."""
+        start = np.zeros((n, len(players)))
+        known, column = np.isin(players, self.players), np.searchsorted(self.players, players)
+        start[:, known] = self.solution[:, column[known]]
+        return start
+
+    def carried(self, new_index: NDArray[np.int64], n: int) -> Solves:
+        """These solves in another fit's numbering (``new_index``: each player's index there, -1 if it is not in it;
+        ``n`` players there, zero for those not here)."""
+        kept = new_index[self.players] >= 0
+        order = np.argsort(new_index[self.players[kept]])
+        solution = np.zeros((n, int(kept.sum())))
+        present = new_index >= 0
+        solution[new_index[present]] = self.solution[present][:, kept][:, order]
+        return Solves(new_index[self.players[kept]][order], solution)
 
 
 def estimate_errors(
@@ -370,11 +405,13 @@ def _laplacian_solve(
     degree: NDArray[np.float64],
     rhs: NDArray[np.float64],
     factor: BlockFactor | None = None,
+    start: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """Solve the weighted Laplacian for each column of ``rhs`` (each summing to 0 over every group) by conjugate
     gradients, all columns at once; and which columns converged. Preconditioned by the degrees, and by ``factor``
     (of ``graph.solvable``) on the groups it covers: on a long chain of close ratings the degrees alone leave
-    hundreds of iterations (16 s of them at 100,000 versions), the factor a few."""
+    hundreds of iterations (16 s of them at 100,000 versions), the factor a few. ``start``: where the solutions
+    start (zero without it; centred like ``rhs``)."""
     upper = graph.upper(weight)
     # One symmetric matrix: a product with its CSR form is half the time of one with the upper triangle and its
     # transpose (a CSC product) for these 16-24 columns.
@@ -391,25 +428,36 @@ def _laplacian_solve(
             z[order] = factor.solve(r[order])
         return graph.centre(z)
 
-    solution = np.zeros_like(rhs)
-    residual = rhs.copy()
+    solution = np.zeros_like(rhs) if start is None else start.copy()
+    residual = rhs.copy() if start is None else rhs - laplacian(start)
     goal = _CHECK_RTOL * np.linalg.norm(rhs, axis=0)
-    preconditioned = precondition(residual)
-    direction = preconditioned.copy()
-    product = np.einsum("ij,ij->j", residual, preconditioned)
     converged = np.linalg.norm(residual, axis=0) <= goal
+    # Each column is a solve of its own: one that converged leaves the products (a refit's warm start leaves most
+    # converged at once, and the few players newly checked are solved alone).
+    active = np.flatnonzero(~converged)
+    if not active.size:
+        return solution, converged
+    x, r, goal = solution[:, active], residual[:, active], goal[active]
+    z = precondition(r)
+    direction, product = z.copy(), np.einsum("ij,ij->j", r, z)
     for _ in range(_CHECK_MAX_ITERATIONS):
-        if converged.all():
-            break
         image = laplacian(direction)
         curvature = np.einsum("ij,ij->j", direction, image)
-        step = np.divide(product, curvature, out=np.zeros_like(product), where=~converged & (curvature > 0))
-        solution += step * direction
-        residual -= step * image
-        converged |= np.linalg.norm(residual, axis=0) <= goal
-        preconditioned = precondition(residual)
-        next_product = np.einsum("ij,ij->j", residual, preconditioned)
+        step = np.divide(product, curvature, out=np.zeros_like(product), where=curvature > 0)
+        x += step * direction
+        r -= step * image
+        done = np.linalg.norm(r, axis=0) <= goal
+        if done.any():
+            solution[:, active[done]], converged[active[done]] = x[:, done], True
+            left = ~done
+            active, x, r, goal = active[left], x[:, left], r[:, left], goal[left]
+            direction, product = direction[:, left], product[left]
+            if not active.size:
+                break
+        z = precondition(r)
+        next_product = np.einsum("ij,ij->j", r, z)
         ratio = np.divide(next_product, product, out=np.zeros_like(product), where=product > 0)
-        direction = preconditioned + ratio * direction
+        direction = z + ratio * direction
         product = next_product
+    solution[:, active] = x  # as far as they got
     return solution, converged
