@@ -209,9 +209,9 @@ def test_a_coop_refit_whose_intervals_are_slow_shows_its_elos_first(alice, make_
     seen = {}
     with_intervals = bradley_terry.Strengths.with_intervals
 
-    def look_while_the_intervals_are_computed(located):
+    def look_while_the_intervals_are_computed(located, previous=None):
         seen.setdefault("rows", {r.version_id: r for r in SeasonRating.objects.filter(season=season)})
-        return with_intervals(located)
+        return with_intervals(located, previous)
 
     monkeypatch.setattr(bradley_terry.Strengths, "with_intervals", look_while_the_intervals_are_computed)
     assert refits.refit(pool) is True

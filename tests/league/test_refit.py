@@ -304,12 +304,12 @@ def test_a_refit_whose_intervals_are_slow_shows_its_elos_first(alice, bob, make_
     seen = {}
     with_intervals = bradley_terry.Strengths.with_intervals
 
-    def look_while_the_intervals_are_computed(located):
+    def look_while_the_intervals_are_computed(located, previous=None):
         if seen:  # the refit's own call is the first
-            return with_intervals(located)
+            return with_intervals(located, previous)
         seen.update(rows={r.version_id: r for r in Rating.objects.all()}, points=RatingPoint.objects.count())
         seen.update(games=RatingFit.objects.get(game="face-to-face").games)
-        return with_intervals(located)
+        return with_intervals(located, previous)
 
     monkeypatch.setattr(bradley_terry.Strengths, "with_intervals", look_while_the_intervals_are_computed)
     assert refits.refit(pool) is True
@@ -376,7 +376,9 @@ def test_while_matches_stream_in_the_intervals_wait_a_few_seconds_and_the_elos_d
     intervals = []
     with_intervals = bradley_terry.Strengths.with_intervals
     monkeypatch.setattr(
-        bradley_terry.Strengths, "with_intervals", lambda located: intervals.append(1) or with_intervals(located)
+        bradley_terry.Strengths,
+        "with_intervals",
+        lambda located, previous=None: intervals.append(1) or with_intervals(located, previous),
     )
     locate = refits.locate
 
@@ -406,3 +408,60 @@ def test_while_matches_stream_in_the_intervals_wait_a_few_seconds_and_the_elos_d
         assert (row.elo, row.low, row.high, row.games) == pytest.approx(
             (whole[version.pk].elo, whole[version.pk].low, whole[version.pk].high, whole[version.pk].games)
         )
+
+
+def test_a_refits_intervals_start_from_the_last_whole_fit_this_process_stored(
+    alice, bob, make_version, record_games, monkeypatch
+):
+    pool = RatingPool.ladder("face-to-face")
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0, 1, 1])
+    given, made = [], []
+    with_intervals = bradley_terry.Strengths.with_intervals
+
+    def note(located, previous=None):
+        given.append(previous)
+        made.append(with_intervals(located, previous))
+        return made[-1]
+
+    monkeypatch.setattr(bradley_terry.Strengths, "with_intervals", note)
+    refits.refit(pool)
+    record_games(a, b, [0])
+    refits.refit(pool)
+    refits.forget_last_fits()
+    refits.refit(pool)
+    assert given == [None, made[0], None]  # a process's first refit of the pool starts cold
+
+
+@pytest.mark.django_db(transaction=True)
+def test_matches_stored_during_a_fit_longer_than_the_window_get_the_next_fit_in_the_same_task(
+    alice, bob, make_version, record_games, sent, monkeypatch
+):
+    pool = RatingPool.ladder("face-to-face")
+    a, b = make_version(alice, "a"), make_version(bob, "b")
+    record_games(a, b, [0])
+    monkeypatch.setattr(refits, "WINDOW", 0.0)  # every fit is longer than the window
+    fits = []
+    locate = refits.locate
+
+    def a_match_arrives_during_the_first_fit(counts, start=None):
+        fits.append(counts.total)
+        if len(fits) == 1:
+            record_games(a, b, [1, 1])
+            refits.request(pool)
+        return locate(counts, start)
+
+    monkeypatch.setattr(refits, "locate", a_match_arrives_during_the_first_fit)
+    refits.request(pool)
+    sent.clear()
+    assert refits.run(pool) == 2 and fits == [1, 3]
+    assert [name for name, _ in sent if name == "refit_ratings"] == []  # not through the broker
+    assert RatingFit.objects.get(game=pool.key).claim_token is None
+    monkeypatch.setattr(refits, "TASK_SECONDS", 0.0)  # a task that ran long hands the next fit over
+    fits.clear()
+    record_games(a, b, [0])
+    refits.request(pool)
+    sent.clear()
+    assert refits.run(pool) == 1 and fits == [4]
+    assert [options["countdown"] for (name, _), options in zip(sent, sent.options, strict=True)
+            if name == "refit_ratings"] == [0.0]  # fmt: skip

@@ -139,8 +139,9 @@ def _shift_ladder(game: str, located: bradley_terry.Strengths, last_played_us: n
 
 def _ladder_versions(game: str) -> np.ndarray:
     # The game's ladder versions, not a filter on the fitted ids: an IN list of 20,000 ids cost a second at 10k bots.
+    # Read as one array (read_numbers): through the ORM's row tuples, 30 ms at 10,000 bots, twice a refit.
     versions = Bot.objects.on_ladder().filter(game=game, active_version__isnull=False)
-    return np.fromiter(versions.values_list("active_version_id", flat=True), dtype=np.int64)
+    return refit_sql.read_numbers(versions, ("active_version_id",))[:, 0].astype(np.int64)
 
 
 def still_playing(

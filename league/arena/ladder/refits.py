@@ -14,7 +14,8 @@ Refits are coalesced per pool through its `RatingFit` row (keyed by the pool's k
   refreshing it for `LEASE` is taken over), clears `pending`, fits and stores, and releases the claim; if `pending`
   was set again meanwhile (matches arrived during the fit) it queues one more refit, covering them all, a window
   after this one began (`next_countdown`; three fits' time, at most `WINDOW`): those matches have waited out the fit
-  already, so after a fit longer than the window the next one starts at once. While matches stream in, a ladder is
+  already, so after a fit longer than the window the next one starts at once, in the same task and under the same
+  claim (for up to `TASK_SECONDS`). While matches stream in, a ladder is
   thus refitted about once a window, and one whose fits take longer back to back; a match's ratings trail it by at
   most about a window and a fit.
   (Waiting less, so that fits of half a window ran back to back, cut that by a few tenths of a second, but under a
@@ -72,6 +73,9 @@ ELOS_FIRST_AFTER = 0.15
 INTERVALS_AT_MOST = 3.0  # seconds
 # The refit asked for by a match when none is asked for waits this long: the matches stored meanwhile ride on it.
 FIRST_WAIT = 0.25
+# A refit task goes on with the next fit itself, not through the broker (a tenth of a second or two), while fits are
+# longer than the window and matches keep coming; for at most this long, then it queues the next.
+TASK_SECONDS = 30.0
 # A refit sent this long past its countdown and still not claimed was lost (the broker restarted empty, say).
 SENT_GRACE = timedelta(seconds=2)
 
@@ -86,6 +90,8 @@ _last_fits: dict[str, dict[int, float]] = {}
 # clock) they were stored (`INTERVALS_AT_MOST`).
 _intervals_took: dict[str, float] = {}
 _intervals_stored_at: dict[str, float] = {}
+# Each pool's last whole fit stored by this process: its variance check's solves are where the next one's start.
+_last_intervals: dict[str, bradley_terry.Fit] = {}
 
 
 class _ClaimLost(Exception):
@@ -202,7 +208,7 @@ def run(pool: RatingPool, worker: str = "") -> int:
     token = claim(pool, worker)
     if token is None:
         return 0
-    stored, began = 0, time.monotonic()
+    stored, task_began = 0, time.monotonic()
     state = RatingFit.objects.filter(game=pool.key, claim_token=token)
 
     def beat() -> bool:
@@ -211,14 +217,20 @@ def run(pool: RatingPool, worker: str = "") -> int:
     try:
         with heartbeats.Heartbeat(beat, f"refit of {pool}"):
             # Clearing `pending` first: a match committed after this point sets it again and gets one more fit.
-            if state.update(pending=False, claimed_at=timezone.now()):
-                if _fit_and_store(pool, token, read_counts(pool)):
-                    stored += 1
-                    if state.update(claim_token=None, claimed_at=None):
-                        if RatingFit.objects.filter(game=pool.key, pending=True).exists():  # stored during the fit
-                            _send(pool.key, countdown=next_countdown(time.monotonic() - began))
-                        vacuuming.vacuum_if_due()
-                        return stored
+            while state.update(pending=False, claimed_at=timezone.now()):
+                began = time.monotonic()
+                if not _fit_and_store(pool, token, read_counts(pool)):
+                    break
+                stored += 1
+                countdown = next_countdown(time.monotonic() - began)
+                if not countdown and time.monotonic() - task_began < TASK_SECONDS and _pending(pool):
+                    continue  # stored during a fit longer than the window: the next fit at once, under this claim
+                if state.update(claim_token=None, claimed_at=None):
+                    if _pending(pool):  # stored during the fit
+                        _send(pool.key, countdown=countdown)
+                    vacuuming.vacuum_if_due()
+                    return stored
+                break
     except retrying.TRANSIENT as error:
         # Hand the claim back as soon as the database answers, so the task's retry takes it at once.
         retrying.call(lambda: _release(pool, token), f"refit of {pool}: handing its claim back")
@@ -240,11 +252,12 @@ def _fit_and_store(pool: RatingPool, token: uuid.UUID, counts: GameCounts) -> bo
         if _intervals_can_wait(pool):
             return True
     began = time.monotonic()
-    fitted = located.with_intervals()
+    fitted = located.with_intervals(_last_intervals.get(pool.key))
     _intervals_took[pool.key] = time.monotonic() - began
     if not store(pool, token, counts, fitted):
         return False
     _last_fits[pool.key] = dict(zip(fitted.players, fitted.elo.tolist(), strict=True))
+    _last_intervals[pool.key] = fitted
     _intervals_stored_at[pool.key] = time.monotonic()
     return True
 
@@ -253,7 +266,11 @@ def _intervals_can_wait(pool: RatingPool) -> bool:
     """Whether a match arrived during this refit (the next refit covers it, and can compute the intervals) while the
     intervals stored are recent."""
     recent = time.monotonic() - _intervals_stored_at.get(pool.key, -math.inf) < INTERVALS_AT_MOST
-    return recent and RatingFit.objects.filter(game=pool.key, pending=True).exists()
+    return recent and _pending(pool)
+
+
+def _pending(pool: RatingPool) -> bool:
+    return RatingFit.objects.filter(game=pool.key, pending=True).exists()
 
 
 def forget_last_fits() -> None:
@@ -261,6 +278,7 @@ def forget_last_fits() -> None:
     _last_fits.clear()
     _intervals_took.clear()
     _intervals_stored_at.clear()
+    _last_intervals.clear()
 
 
 def next_countdown(took: float) -> float:
