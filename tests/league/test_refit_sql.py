@@ -166,7 +166,7 @@ def test_elos_shown_first_move_each_interval_with_its_elo_and_leave_the_rest(ali
     refits.refit(RatingPool.ladder("face-to-face"))
     before = {r.version_id: r for r in Rating.objects.all()}
     played = datetime(2026, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
-    refit_sql.shift_ratings(
+    written = refit_sql.shift_ratings(
         "face-to-face",
         {
             # c has no rating yet: it waits for the whole fit; b's Elo moved too little to show (same games)
@@ -179,7 +179,7 @@ def test_elos_shown_first_move_each_interval_with_its_elo_and_leave_the_rest(ali
         },
     )
     after = {r.version_id: r for r in Rating.objects.all()}
-    assert set(after) == {a.pk, b.pk}
+    assert set(after) == {a.pk, b.pk} and written == 1  # a's row alone
     was, now = before[a.pk], after[a.pk]
     moved = 1600.25 - was.elo
     assert (now.elo, now.games, now.wins, now.losses, now.last_played) == (1600.25, 9, 6, 3, played)

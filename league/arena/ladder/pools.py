@@ -124,7 +124,7 @@ def _shift_ladder(game: str, located: bradley_terry.Strengths, last_played_us: n
     games = dict(zip(stored_versions.tolist(), stored_games.tolist(), strict=True))
     was = np.array([games.get(pk, -1) for pk in versions.tolist()], dtype=np.int64)
     playing = np.flatnonzero((was >= 0) & (np.isin(versions, _ladder_versions(game)) | (was != located.games)))
-    refit_sql.shift_ratings(
+    written = refit_sql.shift_ratings(
         game,
         {
             "version_id": versions[playing],
@@ -135,6 +135,7 @@ def _shift_ladder(game: str, located: bradley_terry.Strengths, last_played_us: n
             "last_played": last_played_us[playing],
         },
     )
+    vacuuming.rewrote(Rating, written)
 
 
 def _ladder_versions(game: str) -> np.ndarray:

@@ -206,11 +206,11 @@ SHIFTED_COLUMNS = ("elo", "games", "wins", "losses", "last_played")
 SHIFT_STEP = 0.1  # Elo
 
 
-def shift_ratings(game: str, columns: dict[str, ArrayLike]) -> None:
+def shift_ratings(game: str, columns: dict[str, ArrayLike]) -> int:
     """Move the stored Rating rows of these versions of `game` to a new Elo and record (one array per column of
     SHIFTED_COLUMNS and `version_id`) before their intervals are known: each interval keeps its width and moves with
     its Elo, and the history point stays. A version without a row is left alone (the whole fit writes it), and so is
-    one with the same games whose Elo moved less than SHIFT_STEP."""
+    one with the same games whose Elo moved less than SHIFT_STEP. Returns how many rows it wrote."""
     if set(columns) != {"version_id", *SHIFTED_COLUMNS}:
         raise ValueError(f"columns must be {sorted({'version_id', *SHIFTED_COLUMNS})}, got {sorted(columns)}")
     if connection.vendor != "postgresql":
@@ -228,7 +228,7 @@ def shift_ratings(game: str, columns: dict[str, ArrayLike]) -> None:
             row.elo, row.games, row.wins, row.losses = values["elo"], values["games"], values["wins"], values["losses"]
             row.last_played = EPOCH + timedelta(microseconds=values["last_played"])
         Rating.objects.bulk_update(rows, ["low", "high", *SHIFTED_COLUMNS], batch_size=2_000)
-        return
+        return len(rows)
     names = ("version_id", *SHIFTED_COLUMNS)
     arrays = ", ".join(f"%b::{RATING_COLUMNS[name]}[]" for name in names)
     with _binary_cursor() as cursor:
@@ -240,6 +240,7 @@ def shift_ratings(game: str, columns: dict[str, ArrayLike]) -> None:
             " WHERE r.version_id = n.version_id AND r.game = %s AND (r.games <> n.games OR abs(r.elo - n.elo) >= %s)",
             (*(binary_array(columns[name], RATING_COLUMNS[name]) for name in names), game, SHIFT_STEP),
         )
+        return cursor.rowcount
 
 
 def insert_points(game: str, columns: dict[str, ArrayLike], fitted_at: datetime) -> None:
