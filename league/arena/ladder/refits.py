@@ -35,6 +35,7 @@ import os
 import socket
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -311,29 +312,26 @@ def store(
 ) -> bool:
     """Rewrite the pool's ratings from one fit, only while `token` holds the claim; False if it does not."""
     now = timezone.now()
-    try:
-        with transaction.atomic():
-            pool.write(fitted, counts.last_played_us, now)
-            # Checked last, so the state row is locked only for the commit, never while the ratings are written.
-            stamped = RatingFit.objects.filter(game=pool.key, claim_token=token).update(
-                games=counts.total, fitted_at=now
-            )
-            if not stamped:
-                raise _ClaimLost
-            signals.send_leaderboard_changed(pool.game)
-    except _ClaimLost:
-        return False
-    return True
+    return _write_under_claim(pool, token, counts, lambda: pool.write(fitted, counts.last_played_us, now), now)
 
 
 def store_elos(pool: RatingPool, token: uuid.UUID, counts: GameCounts, located: bradley_terry.Strengths) -> bool:
     """Show the pool's new Elos before their intervals are computed (`RatingPool.write_elos`), only while `token`
     holds the claim; False if it does not."""
+    return _write_under_claim(pool, token, counts, lambda: pool.write_elos(located, counts.last_played_us))
+
+
+def _write_under_claim(
+    pool: RatingPool, token: uuid.UUID, counts: GameCounts, write: Callable[[], None], now: datetime | None = None
+) -> bool:
+    """`write` the pool's ratings of `counts` and stamp its state, in one transaction and only while `token` holds
+    the claim (rolled back otherwise: False); the leaderboard hears of it once it commits."""
     try:
         with transaction.atomic():
-            pool.write_elos(located, counts.last_played_us)
+            write()
+            # Checked last, so the state row is locked only for the commit, never while the ratings are written.
             stamped = RatingFit.objects.filter(game=pool.key, claim_token=token).update(
-                games=counts.total, fitted_at=timezone.now()
+                games=counts.total, fitted_at=now or timezone.now()
             )
             if not stamped:
                 raise _ClaimLost
