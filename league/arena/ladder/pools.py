@@ -119,11 +119,8 @@ class RatingPool:
 
 def _shift_ladder(game: str, located: bradley_terry.Strengths, last_played_us: np.ndarray) -> None:
     versions = np.asarray(located.players, dtype=np.int64)
-    stored = Rating.objects.filter(game=game)
-    stored_versions, stored_games = refit_sql.read_numbers(stored, ("version_id", "games")).astype(np.int64).T
-    games = dict(zip(stored_versions.tolist(), stored_games.tolist(), strict=True))
-    was = np.array([games.get(pk, -1) for pk in versions.tolist()], dtype=np.int64)
-    playing = np.flatnonzero((was >= 0) & (np.isin(versions, _ladder_versions(game)) | (was != located.games)))
+    stored_games, _ = history.stored(game).of(versions)
+    playing = np.flatnonzero(_still_playing(game, versions, stored_games, located.games) & (stored_games >= 0))
     written = refit_sql.shift_ratings(
         game,
         {
@@ -136,6 +133,12 @@ def _shift_ladder(game: str, located: bradley_terry.Strengths, last_played_us: n
         },
     )
     vacuuming.rewrote(Rating, written)
+
+
+def _still_playing(game: str, versions: np.ndarray, stored_games: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """`still_playing` in arrays: per version, is it on the ladder or were its `games` not those of its stored rating
+    (`stored_games`, -1 for none)?"""
+    return np.isin(versions, _ladder_versions(game)) | (stored_games != games)
 
 
 def _ladder_versions(game: str) -> np.ndarray:
@@ -163,7 +166,7 @@ def _write_ladder(game: str, fitted: bradley_terry.Fit, last_played_us: np.ndarr
     stored = history.stored(game)
     stale = stored.versions[~np.isin(stored.versions, versions)]  # rated once, no longer in any pair
     stored_games, last = stored.of(versions)
-    playing = np.flatnonzero(np.isin(versions, _ladder_versions(game)) | (stored_games != fitted.games))
+    playing = np.flatnonzero(_still_playing(game, versions, stored_games, fitted.games))
     low, high = fitted.bounds
     new = history.Points(fitted.elo, low, high, fitted.games).take(playing)
     last, written = last.take(playing), versions[playing]
