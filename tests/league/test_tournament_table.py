@@ -95,3 +95,40 @@ def test_only_the_last_open_match_asks_for_the_tournament_to_finish(
         with django_capture_on_commit_callbacks(execute=True):
             matches.store(match, token, versions, SimpleNamespace(games=[played_game(0, 1)], stderr={}))
         assert [task for task in sent if task[0] == "finish_tournament"] == expected
+
+
+def test_the_table_sums_each_pairs_results_over_its_two_entry_matches_alone(alice, bob, make_version, record_games):
+    import random
+
+    from league.arena.models import Match, MatchEntry
+
+    versions = [make_version(alice if k % 2 else bob, f"v{k}") for k in range(6)]
+    t = Tournament.objects.create(name="Cup", status="running")
+    for v in versions:
+        TournamentEntry.objects.create(tournament=t, bot=v.bot, version=v)
+    rng = random.Random(7)
+    expected = {(a.pk, b.pk): [0.0, 0] for a in versions for b in versions if a != b}
+    for _ in range(40):
+        a, b = rng.sample(versions, 2)
+        winners = [rng.choice([0, 1, None]) for _ in range(rng.randint(0, 4))]  # None: a draw; 0 games: none played
+        record_games(a, b, winners, tournament=t, kind="tournament")
+        for seat, (me, them) in enumerate(((a, b), (b, a))):
+            expected[me.pk, them.pk][0] += sum(1.0 if w == seat else 0.5 if w is None else 0.0 for w in winners)
+            expected[me.pk, them.pk][1] += len(winners)
+    # entries of matches that are not one bot against another are left out
+    alone = Match.objects.create_with_entries([versions[0]], kind="tournament", game="face-to-face", games=1, seed="s")
+    MatchEntry.objects.filter(match=alone).update(games=1, wins=1, points=1.0)
+    alone.tournament = t
+    alone.save(update_fields=["tournament"])
+    table = standings.table(t)
+    for row, cells in table.crosstable:
+        for column, cell in zip(table.standings, cells, strict=True):
+            if column is row:
+                assert cell is None
+                continue
+            points, games = expected[row.version.pk, column.version.pk]
+            assert cell == (f"{points:g}/{games}" if games else "–")
+    for standing in table.standings:
+        mine = [value for (me, _), value in expected.items() if me == standing.version.pk]
+        assert standing.games == sum(games for _, games in mine)
+        assert standing.points == sum(points for points, _ in mine)
