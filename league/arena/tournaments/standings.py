@@ -100,13 +100,7 @@ def table(tournament: Tournament) -> Table:
 def _cells(row: Standing, columns: list[int]) -> list[str | None]:
     """The row's crosstable cells: points/games against each column's version, None against itself."""
     own, results = row.version.pk, row.results
-    cells: list[str | None] = []
-    for column in columns:
-        if column == own:
-            cells.append(None)
-        elif column in results:
-            points, games = results[column]
-            cells.append(f"{points:g}/{games}" if games else NOT_MET)
-        else:
-            cells.append(NOT_MET)
-    return cells
+    return [
+        None if column == own else f"{results[column][0]:g}/{results[column][1]}" if column in results else NOT_MET
+        for column in columns
+    ]
