@@ -9,6 +9,7 @@
     python -m bench.sandbox --only think     # the same for bots that think 0, 50 and 200 us a turn
     python -m bench.sandbox --only pairs     # CPU per game of each house pairing, sandboxed and in-process
     python -m bench.sandbox --json           # the figures as JSON
+    python -m bench.sandbox --one-cpu        # on one CPU, as a worker pool process plays (ARENA_WORKER_ONE_CPU)
 
 Start-up is timed from SandboxedPlayer.start() (bwrap spawned) to the harness's reply to hello, with the bot
 imported; the first start of the process is a warm-up and not counted (it builds the seccomp program and
@@ -26,6 +27,10 @@ machine the runner and the sandbox lose their caches to other processes while th
 more CPU the longer the bot thinks (a cost the in-process player never pays). The pairs figure splits a
 match's CPU per game into the runner's and the sandboxes' for each pairing of house bots (the league bench's
 mix), sandboxed (uploaded copies) and in-process, with the turns per game: where a sandboxed game's CPU goes.
+With --one-cpu the bench keeps itself, and so its sandboxes and the bare processes, on one CPU under SCHED_BATCH,
+as a worker pool process with ARENA_WORKER_ONE_CPU plays its matches (bots/sandbox/scheduling.py): without it, a
+turn's two hand-offs may cross CPUs, which on a virtual machine costs more than the rest of the exchange (the bare
+processes' round trip here: about 55 us of CPU across CPUs, 5 us on one).
 The machine's load is printed too: on a shared machine the figures move with it. Each of issue 3's bars is
 judged PASS or MISS.
 """
@@ -45,7 +50,7 @@ from pathlib import Path
 import games
 from bench import harness
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
-from bots.sandbox import SandboxedPlayer, forkserver
+from bots.sandbox import SandboxedPlayer, forkserver, scheduling
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = REPO / "bots" / "house" / "greedy.py"
@@ -301,9 +306,13 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=5000)
     parser.add_argument("--games", type=int, default=200, help="--only match; --only pairs: a tenth of it")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--one-cpu", action="store_true", help="on one CPU under SCHED_BATCH, as a worker plays")
     args = parser.parse_args()
 
     figures: dict[str, object] = {"load_average": os.getloadavg(), "cpus": os.cpu_count()}
+    if args.one_cpu:
+        figures["cpu"] = scheduling.pin_to_one_cpu(-1)  # the last CPU it may use
+        scheduling.wait_without_preempting()
     with tempfile.TemporaryDirectory() as scratch:
         instant = Path(scratch) / "instant.py"
         instant.write_text(INSTANT_BOT)
@@ -326,7 +335,8 @@ def main() -> None:
     if args.json:
         print(json.dumps(figures, indent=2))
         return
-    print(f"load average {figures['load_average'][0]:.2f} on {figures['cpus']} CPUs")
+    where = "" if figures.get("cpu") is None else f"; this bench and its sandboxes on CPU {figures['cpu']} alone"
+    print(f"load average {figures['load_average'][0]:.2f} on {figures['cpus']} CPUs{where}")
     if "startup" in figures:
         for key, label in (("startup", "an instant bot"), ("startup_greedy", "the greedy bot")):
             row = figures[key]

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,7 @@ def test_the_cpu_is_chosen_by_index_among_those_allowed(monkeypatch):
     monkeypatch.setattr(os, "sched_setaffinity", lambda pid, cpus: pinned.append(cpus))
     assert [pin_to_one_cpu(index) for index in range(4)] == [1, 3, 5, 1]
     assert pinned == [{1}, {3}, {5}, {1}]
+    assert pin_to_one_cpu(-1) == 5  # the last one allowed (bench.sandbox --one-cpu)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     assert pin_to_one_cpu(7) is None
 
@@ -65,3 +69,13 @@ def test_a_runner_and_its_bots_run_under_sched_batch(sandbox_works, tmp_path: Pa
             assert os.sched_getscheduler(player._sandbox.child_pid) == os.SCHED_BATCH
     finally:
         forkserver.stop_all()
+
+
+def test_the_sandbox_bench_plays_on_one_cpu_as_a_pool_process_does(sandbox_works):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one CPU only")
+    command = [sys.executable, "-m", "bench.sandbox", "--one-cpu", "--only", "tripcpu", "--turns", "20", "--json"]
+    root = Path(__file__).resolve().parents[2]
+    figures = json.loads(subprocess.run(command, cwd=root, capture_output=True, check=True, timeout=120).stdout)
+    assert figures["cpu"] == max(os.sched_getaffinity(0))
+    assert figures["tripcpu"]["turns"] == 20 and figures["tripcpu"]["bare_parent_us"] > 0
