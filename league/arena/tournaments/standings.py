@@ -3,7 +3,6 @@ stored), never from seats."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 from django.db import connection
@@ -19,7 +18,7 @@ class Standing:
     losses: int = 0
     draws: int = 0
     points: float = 0.0
-    results: dict[int, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0.0, 0]))
+    results: dict[int, list[float]] = field(default_factory=dict)  # opponent version: [points, games]
 
     @property
     def score_percent(self) -> float | None:
