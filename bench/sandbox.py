@@ -20,7 +20,9 @@ answers at once with a real Face to Face observation, so what is measured is the
 harness: the runner's whole play() call, encoding, writing and waking included (the part the time control
 counts against the bot, from the wake-up on, is printed beside it). The CPU per round trip (runner and
 sandbox, boot subtracted) is set beside the same exchange between two bare processes over pipes, which is
-the floor any two-process design pays. The match compares
+the floor any two-process design pays, and beside that exchange with the sandbox's stop (the child stops itself
+after each reply, the parent checks it in /proc and on its CPU clock and continues it, as pause.py does): the
+floor of a stop that stays a stop, before any harness or runner code. The match compares
 two sandboxed greedy bots with the same two bots in this process, same seeds, in one run.
 The think figure repeats the CPU per round trip for bots that spin a while before answering: on a loaded
 machine the runner and the sandbox lose their caches to other processes while they wait, so a round trip costs
@@ -42,6 +44,7 @@ import json
 import os
 import resource
 import select
+import signal
 import statistics
 import tempfile
 import time
@@ -50,7 +53,7 @@ from pathlib import Path
 import games
 from bench import harness
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
-from bots.sandbox import SandboxedPlayer, forkserver, scheduling
+from bots.sandbox import SandboxedPlayer, forkserver, pause, scheduling
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = REPO / "bots" / "house" / "greedy.py"
@@ -184,9 +187,12 @@ def _sandboxes_cpu() -> float:
     return _cpu_seconds(resource.RUSAGE_CHILDREN) + sum(server.cpu_seconds() for server in servers)
 
 
-def _bare_trips(request: bytes, reply: bytes, turns: int) -> tuple[float, float]:
+def _bare_trips(request: bytes, reply: bytes, turns: int, stopping: bool = False) -> tuple[float, float]:
     """(parent, child) CPU seconds of `turns` request/reply exchanges between two processes over pipes,
-    the parent waiting as the runner does (poll, then read)."""
+    the parent waiting as the runner does (poll, then read). `stopping`: the child stops itself after each reply,
+    and the parent checks it as the runner checks a sandbox (pause.py: its state in /proc and its CPU clock once
+    it has replied, the clock again and SIGCONT with the next request), so that the difference is the price of a
+    stop that stays a stop, before any harness or runner code."""
     to_child, from_parent = os.pipe()
     from_child, to_parent = os.pipe()
     children = _cpu_seconds(resource.RUSAGE_CHILDREN)
@@ -196,36 +202,55 @@ def _bare_trips(request: bytes, reply: bytes, turns: int) -> tuple[float, float]
         os.close(from_child)
         while os.read(to_child, 1 << 16):
             os.write(to_parent, reply)
+            if stopping:
+                os.kill(os.getpid(), signal.SIGSTOP)
         os._exit(0)
     os.close(to_child)
     os.close(to_parent)
+    pidfd = os.pidfd_open(pid)
+    stat_fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+    clock = pause.cpu_clock(pid)
     poller = select.poll()
     poller.register(from_child, select.POLLIN)
     started = _cpu_seconds(resource.RUSAGE_SELF)
-    for _ in range(turns):
+    for turn in range(turns):
         os.write(from_parent, request)
+        if stopping and turn:
+            pause.cpu_ns(clock)  # the runner's check that it stayed stopped, before it continues it
+            pause.resume(pidfd)
         poller.poll(5000)
         os.read(from_child, 1 << 16)
+        if stopping:
+            while not pause.stopped_alone(stat_fd):
+                os.sched_yield()
+            pause.cpu_ns(clock)
     parent = _cpu_seconds(resource.RUSAGE_SELF) - started
     os.close(from_parent)
+    if stopping:
+        pause.resume(pidfd)  # to read the end of its pipe
     os.waitpid(pid, 0)
-    os.close(from_child)
+    for fd in (from_child, pidfd, stat_fd):
+        os.close(fd)
     return parent, _cpu_seconds(resource.RUSAGE_CHILDREN) - children
 
 
 def bench_trip_cpu(bot: Path, turns: int, repeats: int = 3) -> dict[str, float]:
     observations = sample_observations(min(turns, 500))
     _sandboxed_trips(bot, observations, 1)  # warm-up: seccomp program and harness compiled once per process
-    runner, sandbox, bare_parent, bare_child = [], [], [], []
+    runner, sandbox, bare_parent, bare_child, stopping_parent, stopping_child = [], [], [], [], [], []
     request = (json.dumps({"type": "play", "observation": observations[len(observations) // 2]}) + "\n").encode()
     for _ in range(repeats):
         boot_runner, boot_sandbox = _sandboxed_trips(bot, observations, 0)
         total_runner, total_sandbox = _sandboxed_trips(bot, observations, turns)
         runner.append((total_runner - boot_runner) / turns)
         sandbox.append((total_sandbox - boot_sandbox) / turns)
-        parent, child = _bare_trips(request, b'{"type":"turn","turn":{"plays":[]}}\n', turns)
+        reply = b'{"type":"turn","turn":{"plays":[]}}\n'
+        parent, child = _bare_trips(request, reply, turns)
         bare_parent.append(parent / turns)
         bare_child.append(child / turns)
+        parent, child = _bare_trips(request, reply, turns, stopping=True)
+        stopping_parent.append(parent / turns)
+        stopping_child.append(child / turns)
     return {
         "turns": turns,
         "repeats": repeats,
@@ -233,6 +258,8 @@ def bench_trip_cpu(bot: Path, turns: int, repeats: int = 3) -> dict[str, float]:
         "sandbox_us": statistics.median(sandbox) * 1e6,
         "bare_parent_us": statistics.median(bare_parent) * 1e6,
         "bare_child_us": statistics.median(bare_child) * 1e6,
+        "bare_stopping_parent_us": statistics.median(stopping_parent) * 1e6,
+        "bare_stopping_child_us": statistics.median(stopping_child) * 1e6,
     }
 
 
@@ -362,8 +389,9 @@ def main() -> None:
         row = figures["tripcpu"]
         print(f"CPU per round trip ({row['turns']} turns, median of {row['repeats']}; a sandbox's start and close "
               f"subtracted): runner {row['runner_us']:.1f} us, sandbox {row['sandbox_us']:.1f} us; "
-              f"bare processes over pipes: {row['bare_parent_us']:.1f} us"
-              f" + {row['bare_child_us']:.1f} us")  # fmt: skip
+              f"bare processes over pipes: {row['bare_parent_us']:.1f} us + {row['bare_child_us']:.1f} us, "
+              f"and with the stop and its checks: {row['bare_stopping_parent_us']:.1f} us"
+              f" + {row['bare_stopping_child_us']:.1f} us")  # fmt: skip
     for micros, row in figures.get("think", {}).items():
         print(f"CPU per round trip, a bot thinking {micros} us a turn ({row['turns']} turns): "
               f"runner {row['runner_us']:.1f} us, sandbox {row['sandbox_us']:.1f} us (thinking included)")  # fmt: skip

@@ -78,4 +78,6 @@ def test_the_sandbox_bench_plays_on_one_cpu_as_a_pool_process_does(sandbox_works
     root = Path(__file__).resolve().parents[2]
     figures = json.loads(subprocess.run(command, cwd=root, capture_output=True, check=True, timeout=120).stdout)
     assert figures["cpu"] == max(os.sched_getaffinity(0))
-    assert figures["tripcpu"]["turns"] == 20 and figures["tripcpu"]["bare_parent_us"] > 0
+    trips = figures["tripcpu"]
+    assert trips["turns"] == 20 and trips["bare_parent_us"] > 0
+    assert trips["bare_stopping_parent_us"] > 0 and trips["bare_stopping_child_us"] > 0
