@@ -23,6 +23,7 @@ from pathlib import Path
 SHARED_MEMORY = "/dev/shm"
 SCRATCH_MIN_FREE = 1 << 30  # a tmpfs smaller than this (Docker's default /dev/shm is 64 MiB) is not used
 PYTHON_FLAGS = ("-I", "-S", "-B", "-X", "utf8")  # isolated, no site, no bytecode, UTF-8 I/O
+SANDBOX_DEVICES = ("null", "zero", "full", "random", "urandom")  # in the sandbox's /dev
 SANDBOX_BOT_DIR = "/bot"
 SANDBOX_HARNESS_DIR = "/harness"  # where tracebacks show the harness (it runs from the fork server's memory)
 SANDBOX_TMP = "/tmp"
@@ -183,13 +184,9 @@ class BwrapCommand:
             args += ["--ro-bind", self.empty_dir, hidden]
         args += [
             "--ro-bind", self.bot_dir, SANDBOX_BOT_DIR,
-            "--dev", "/dev",
-            # no terminal: a session leader (the harness) that opened a pseudo-terminal would be its controlling
-            # process, and the kernel continues that with SIGCONT when the terminal hangs up (its master closes)
-            "--ro-bind", self.empty_dir, "/dev/pts",
+            *_device_binds(),
             # its own tmpfs, capped in bytes and files by the fork server's monitor before the bot runs (scratch.py)
             "--tmpfs", SANDBOX_TMP,
-            "--remount-ro", "/dev",
             "--remount-ro", "/",
             "--chdir", SANDBOX_TMP,
             # what PID 1 would run if ever released (its block fd closed, the runner gone): print a line and exit,
@@ -197,6 +194,19 @@ class BwrapCommand:
             rt.executable, "-V",
         ]  # fmt: skip
         return args
+
+
+def _device_binds() -> list[str]:
+    """The host's device nodes the sandbox's /dev holds, each bound over a file of the read-only root.
+
+    Not bwrap's `--dev`, which makes a tmpfs with a devpts instance, a /dev/tty and /dev/shm: two file systems more to
+    build and tear down per sandbox, and a terminal to keep out (a session leader, as the harness is, that opened a
+    pseudo-terminal would be its controlling process, and the kernel continues that with SIGCONT when the terminal
+    hangs up): here there is no /dev/pts, /dev/ptmx or /dev/tty to open at all."""
+    binds = []
+    for name in SANDBOX_DEVICES:
+        binds += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
+    return binds
 
 
 def reachable(path: str, uid: int, gids: set[int]) -> bool:

@@ -148,7 +148,11 @@ def test_the_bwrap_command_unshares_everything_and_mounts_little(tmp_path):
     assert argv[argv.index("--uid") + 1] == "65534" and argv[argv.index("--gid") + 1] == "65533"
     assert argv[argv.index("--cap-drop") + 1] == "ALL"  # bwrap runs as root of the scratch namespace
     remounted = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--remount-ro"]
-    assert remounted == ["/dev", "/"]
+    assert remounted == ["/"]
+    # /dev: the host's harmless device nodes alone, bound over files of the read-only root; no devpts, no tty
+    devices = {argv[i + 2]: argv[i + 1] for i, arg in enumerate(argv) if arg == "--dev-bind"}
+    assert devices == {f"/dev/{name}": f"/dev/{name}" for name in ("null", "zero", "full", "random", "urandom")}
+    assert "--dev" not in argv
     bound = {argv[i + 2]: argv[i + 1] for i, arg in enumerate(argv) if arg == "--ro-bind"}
     assert bound["/bot"] == "/host/bot" and "/harness" not in bound  # the harness comes from the fork server
     runtime = bwrap.python_runtime()

@@ -6,7 +6,7 @@ import os
 
 def play(observation):
     results = {}
-    results["/dev/pts"] = sorted(os.listdir("/dev/pts"))
+    results["/dev"] = sorted(os.listdir("/dev"))
     for path in ("/dev/ptmx", "/dev/pts/ptmx", "/dev/tty"):
         try:
             os.close(os.open(path, os.O_RDWR))
