@@ -16,7 +16,7 @@ import games  # first of all: from a checkout without the dependencies, the comm
 # isort: split
 import bots.house
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
-from bots.sandbox import cgroups, leftovers
+from bots.sandbox import cgroups, leftovers, workdirs
 from bots.sandbox.bwrap import SandboxUnavailable, scratch_root
 from bots.sandbox.limits import SandboxLimits
 
@@ -38,6 +38,7 @@ def check(startup_seconds: float, limits: SandboxLimits | None = None) -> str:
     )
     folders = _own_sandbox_folders()
     game = run_match(spec).games[0]
+    workdirs.remove_idle()  # kept for the upload's next sandbox otherwise
     left = sorted(_own_sandbox_folders() - folders)
     sandboxed_seat = game.seat_bots.index(0)
     outcome = game.outcome

@@ -57,8 +57,10 @@ def import_the_rating_maths(**_: object) -> threading.Thread:
 @worker_process_shutdown.connect
 @worker_shutdown.connect
 def remove_the_sandbox_folders(**_: object) -> None:
-    """Stop this process's fork servers and remove their folders (thegame-zygote-* in /dev/shm): a pool process ends
-    by os._exit, which runs no atexit handler, so without this they stayed until the next start found them."""
-    from bots.sandbox import forkserver
+    """Stop this process's fork servers and remove their folders (thegame-zygote-* in /dev/shm), and the bots' folders
+    it kept (thegame-sandbox-*): a pool process ends by os._exit, which runs no atexit handler, so without this they
+    stayed until the next start found them."""
+    from bots.sandbox import forkserver, workdirs
 
     forkserver.stop_all()
+    workdirs.remove_all()

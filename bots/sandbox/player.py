@@ -7,39 +7,23 @@ is started afresh at the next game.
 
 from __future__ import annotations
 
-import functools
 import os
-import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from bots import protocol, reply_bounds
 from bots.players import BotFailure
-from bots.sandbox import bytecode, leftovers, seccomp
-from bots.sandbox.bwrap import (
-    SANDBOX_BOT_DIR,
-    SandboxUnavailable,
-    bwrap_path,
-    reachable,
-    scratch_root,
-)
+from bots.sandbox import seccomp, workdirs
+from bots.sandbox.bwrap import SandboxUnavailable, bwrap_path
 from bots.sandbox.limits import STARTUP_SECONDS, SandboxLimits
 from bots.sandbox.process import SandboxProcess
-from bots.sandbox.unpack import UnpackLimits, bot_version, tree_modes, unpack_bot
+from bots.sandbox.unpack import UnpackLimits, bot_version
 from games import Termination
 
 HARNESS_SOURCE = Path(__file__).with_name("harness.py")
 HELLO = {"type": "hello", "version": protocol.PROTOCOL_VERSION}
 PROTOCOL_SOURCE = Path(protocol.__file__)
-
-
-@functools.lru_cache(maxsize=8)
-def _remove_orphans_once(root: str) -> None:
-    """Once per process and directory: a runner killed before (this worker's predecessor) left its bots' files."""
-    for orphan in leftovers.orphans(root, leftovers.SANDBOX_PREFIX):
-        shutil.rmtree(orphan, ignore_errors=True)
 
 
 def _failure(termination: Termination, reply: dict[str, Any], sandbox: SandboxProcess, prefix: str = "") -> BotFailure:
@@ -86,7 +70,7 @@ class SandboxedPlayer:
             raise SandboxUnavailable(seccomp.MISSING_LIBRARY)
         self.startup_timeout = timeout
         if self._workdir is None:
-            self._workdir = self._prepare_workdir()
+            self._workdir = workdirs.acquire(self.bot_file, self.limits, self.unpack_limits, self.temp_root)
         self._spawn(timeout)
 
     def boot(self) -> None:
@@ -99,30 +83,6 @@ class SandboxedPlayer:
         """Load the bot (finishing a launch() if one is under way) within `timeout` seconds of its launch."""
         self.launch(timeout)
         self._finish_boot()
-
-    def _prepare_workdir(self) -> Path:
-        root = self.temp_root or scratch_root()
-        _remove_orphans_once(root)
-        workdir = Path(tempfile.mkdtemp(prefix=leftovers.own_prefix(leftovers.SANDBOX_PREFIX), dir=root))
-        try:
-            for sub in ("bot", "empty"):
-                (workdir / sub).mkdir()
-            unpack_bot(self.bot_file, workdir / "bot", self.unpack_limits)
-            bytecode.precompile(workdir / "bot", SANDBOX_BOT_DIR)
-            uid, gid, switch = self.limits.identity()
-            for path, mode in tree_modes(workdir):
-                os.chmod(path, 0o700 if path == str(workdir) else mode)
-                if switch:
-                    os.chown(path, uid, gid)
-            if not reachable(str(workdir), uid, {gid}):
-                raise SandboxUnavailable(
-                    f"uid {uid} cannot reach the sandbox's directory {workdir}: "
-                    "choose a temp_root (or TMPDIR) whose parents everyone may traverse, such as /tmp or /dev/shm"
-                )
-        except BaseException:
-            shutil.rmtree(workdir, ignore_errors=True)
-            raise
-        return workdir
 
     def _spawn(self, timeout: float) -> None:
         if self._sandbox is not None:
@@ -200,7 +160,7 @@ class SandboxedPlayer:
         if self._sandbox is not None:
             self._sandbox.kill()
         if self._workdir is not None:
-            shutil.rmtree(self._workdir, ignore_errors=True)
+            workdirs.release(self._workdir)
             self._workdir = None
 
     def __enter__(self) -> SandboxedPlayer:

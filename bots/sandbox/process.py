@@ -21,6 +21,7 @@ sandbox stayed stopped and sends SIGCONT (pause.py).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import select
@@ -49,6 +50,8 @@ TAIL_CHARS = 2000  # of the log, attached to a failure
 REAP_SECONDS = 5.0
 YIELDS_BEFORE_SLEEPING = 50  # while a harness that has replied is on its way to stopping (microseconds, usually)
 EXIT_GRACE_SECONDS = 0.05  # for every thread of a process whose main thread has exited to be gone
+
+_sandbox_numbers = itertools.count(1)  # this process's sandboxes, in the order started (their cgroups' names)
 
 
 class SandboxProcess:
@@ -88,7 +91,9 @@ class SandboxProcess:
         self.startup_deadline = time.perf_counter() + startup_seconds
         scheduling.wait_without_preempting()  # before the fork server starts: it inherits the policy
         if switch and limits.use_cgroups:
-            self.cgroup = cgroups.create(f"sbx-{os.getpid()}-{workdir.name}", limits.memory_bytes, limits.processes + 8)
+            # one group per sandbox: the sandboxes of one upload share its directory (workdirs.py), not their groups
+            name = f"sbx-{os.getpid()}-{next(_sandbox_numbers)}"
+            self.cgroup = cgroups.create(name, limits.memory_bytes, limits.processes + 8)
         if limits.require_cgroups and self.cgroup is None:
             raise cgroups.unavailable(root_runner=switch)
         try:

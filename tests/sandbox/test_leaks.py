@@ -17,8 +17,7 @@ import pytest
 from sandbox_helpers import REPO
 
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
-from bots.sandbox import SandboxedPlayer, SandboxLimits, cgroups, forkserver
-from bots.sandbox import player as player_module
+from bots.sandbox import SandboxedPlayer, SandboxLimits, cgroups, forkserver, workdirs
 
 MATCHES = 20
 GAMES_PER_MATCH = 50
@@ -57,7 +56,7 @@ def test_a_thousand_sandboxed_games_leave_nothing_behind(sandbox_works, tmp_path
     scratch = Path(tempfile.mkdtemp(prefix="thegame-leaks-", dir="/tmp"))  # tmp_path is not reachable by
     scratch.chmod(0o755)  # the sandbox's uid; the sandboxes' private directories go here instead
     request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
-    monkeypatch.setattr(player_module, "scratch_root", lambda: str(scratch))
+    monkeypatch.setattr(workdirs, "scratch_root", lambda: str(scratch))
 
     sandboxes: list[tuple[int, str]] = []
     original_start = SandboxedPlayer.start
@@ -95,5 +94,7 @@ def test_a_thousand_sandboxed_games_leave_nothing_behind(sandbox_works, tmp_path
     assert living == [], "sandboxes (each the PID 1 of its namespace) are still alive"
     assert _children() == [], "unreaped children (zombies) of the runner"
     assert sorted(os.listdir("/proc/self/fd")) == fds_before
+    assert len(list(scratch.iterdir())) == 2  # one directory per upload, kept for its next sandbox (workdirs.py)
+    workdirs.remove_idle()
     assert list(scratch.iterdir()) == []
     assert [group for group in cgroups.leftover_groups() if group.name.startswith(f"sbx-{os.getpid()}-")] == []

@@ -23,7 +23,7 @@ def test_mount_points_of_ended_runners_are_removed_and_live_ones_kept(tmp_path):
 
 def test_a_killed_runners_sandbox_directories_are_removed_by_the_next_runner(tmp_path):
     """A runner SIGKILLed mid-match leaves its bots' files; the next sandbox started in that root removes them."""
-    from bots.sandbox import leftovers, player
+    from bots.sandbox import leftovers, workdirs
 
     killed = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     orphan = tmp_path / f"{leftovers.SANDBOX_PREFIX}{int(killed.stdout)}-abc123"
@@ -33,6 +33,6 @@ def test_a_killed_runners_sandbox_directories_are_removed_by_the_next_runner(tmp
     mine.mkdir()
     old_style = tmp_path / f"{leftovers.SANDBOX_PREFIX}ghi789"  # no maker in its name: not ours to judge
     old_style.mkdir()
-    player._remove_orphans_once.cache_clear()
-    player._remove_orphans_once(tmp_path)
+    workdirs._remove_orphans_once.cache_clear()
+    workdirs._remove_orphans_once(tmp_path)
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted([mine.name, old_style.name])

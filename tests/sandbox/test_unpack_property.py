@@ -15,7 +15,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bots.sandbox import BotPackageError, SandboxedPlayer
+from bots.sandbox import BotPackageError, workdirs
+from bots.sandbox.limits import SandboxLimits
 from bots.sandbox.unpack import UnpackLimits, check_archive
 
 KINDS = {
@@ -83,8 +84,8 @@ def test_what_the_check_accepts_the_worker_unpacks(entries, with_bot, unpack_lim
                 accepted = check_archive(opened, unpack_limits)
         except BotPackageError:
             return  # refused, with a reason for the uploader: nothing reaches a worker
-        player = SandboxedPlayer(archive, unpack_limits=unpack_limits, temp_root=str(scratch))
-        workdir = player._prepare_workdir()  # what a worker does before it starts the sandbox
+        # what a worker does before it starts the sandbox
+        workdir = workdirs.prepare(archive, SandboxLimits(), unpack_limits, str(scratch))
         unpacked = workdir / "bot"
         for member, path in accepted:
             target = unpacked / path
