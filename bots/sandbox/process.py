@@ -531,8 +531,14 @@ class SandboxProcess:
                     signal.pidfd_send_signal(pidfd, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-        if self.init_pidfd is None and self.process is not None:
-            self.process.kill()  # never built: bwrap's death takes whatever it made (--die-with-parent)
+        if self.init_pidfd is None and self.process is not None and self.process.returncode is None:
+            # PID 1 unknown yet: bwrap's child may be anywhere in its build, and it takes no parent-death signal
+            # before its exec (which ours never reaches), so bwrap's death alone would leave it waiting for good. Until
+            # its last step it is in bwrap's process group, which bwrap leads (a new session), unreaped, so its own.
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
     def kill(self) -> None:
         """SIGKILL the whole sandbox, reap it and release everything it held. Idempotent."""
