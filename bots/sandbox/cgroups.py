@@ -17,10 +17,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from bots.sandbox import leftovers
 from bots.sandbox.bwrap import SandboxUnavailable
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 GROUP_PARENT = "thegame-arena"
+GROUP_PREFIX = "sbx-"  # then the runner's PID: process.py names each sandbox's group
 SLACK_BYTES = 64 * 1024 * 1024  # the interpreter's own page cache and kernel memory on top of the bot's
 OPT_OUT_SETTING = "ARENA_SANDBOX_WITHOUT_CGROUPS"  # the league's setting that lifts the requirement
 CPU_WEIGHT = 100  # cgroup v2 cpu.weight of a sandbox: the default, what one ordinary process weighs
@@ -119,6 +121,7 @@ class _Layout:
 # its limits, nothing more (the folders were made, and weighed, once). A process moved to another cgroup (its text
 # changes), or a folder removed meanwhile, gets the layout made again.
 _layouts: dict[str, _Layout | None] = {}
+_swept: set[str] = set()  # folders whose dead runners' groups this process has removed
 
 
 def create(name: str, memory_bytes: int, processes: int) -> Cgroup | None:
@@ -139,12 +142,28 @@ def create(name: str, memory_bytes: int, processes: int) -> Cgroup | None:
         if layout is None:
             return None
         try:
+            _remove_orphans_once(layout)
             return _make_group(layout, name, memory_bytes, processes)
         except FileNotFoundError:
             continue  # a folder is gone (removed from outside): make the layout again, once
         except OSError:
             return None
     return None
+
+
+def _remove_orphans_once(layout: _Layout) -> None:
+    """Once per process and folder: remove the groups that runners which died left (a worker killed mid-match, before
+    it removed its sandboxes' groups). Named `sbx-<pid>-...` after their runner (process.py); a group with anything
+    still in it is not removed (rmdir refuses)."""
+    for _, folder in layout.folders:
+        if folder in _swept:
+            continue
+        _swept.add(folder)
+        for orphan in leftovers.orphans(folder, GROUP_PREFIX):
+            try:
+                orphan.rmdir()
+            except OSError:
+                pass
 
 
 def _layout(own: dict[str, str]) -> _Layout | None:

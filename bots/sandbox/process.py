@@ -92,7 +92,7 @@ class SandboxProcess:
         scheduling.wait_without_preempting()  # before the fork server starts: it inherits the policy
         if switch and limits.use_cgroups:
             # one group per sandbox: the sandboxes of one upload share its directory (workdirs.py), not their groups
-            name = f"sbx-{os.getpid()}-{next(_sandbox_numbers)}"
+            name = f"{cgroups.GROUP_PREFIX}{os.getpid()}-{next(_sandbox_numbers)}"
             self.cgroup = cgroups.create(name, limits.memory_bytes, limits.processes + 8)
         if limits.require_cgroups and self.cgroup is None:
             raise cgroups.unavailable(root_runner=switch)
