@@ -12,6 +12,7 @@ its groups while bwrap holds it back, so nothing of the bot's ever runs outside 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -121,7 +122,6 @@ class _Layout:
 # its limits, nothing more (the folders were made, and weighed, once). A process moved to another cgroup (its text
 # changes), or a folder removed meanwhile, gets the layout made again.
 _layouts: dict[str, _Layout | None] = {}
-_swept: set[str] = set()  # folders whose dead runners' groups this process has removed
 
 
 def create(name: str, memory_bytes: int, processes: int) -> Cgroup | None:
@@ -142,7 +142,8 @@ def create(name: str, memory_bytes: int, processes: int) -> Cgroup | None:
         if layout is None:
             return None
         try:
-            _remove_orphans_once(layout)
+            for _, folder in layout.folders:
+                _remove_orphans_once(folder)
             return _make_group(layout, name, memory_bytes, processes)
         except FileNotFoundError:
             continue  # a folder is gone (removed from outside): make the layout again, once
@@ -151,19 +152,16 @@ def create(name: str, memory_bytes: int, processes: int) -> Cgroup | None:
     return None
 
 
-def _remove_orphans_once(layout: _Layout) -> None:
+@functools.lru_cache(maxsize=16)
+def _remove_orphans_once(folder: str) -> None:
     """Once per process and folder: remove the groups that runners which died left (a worker killed mid-match, before
     it removed its sandboxes' groups). Named `sbx-<pid>-...` after their runner (process.py); a group with anything
     still in it is not removed (rmdir refuses)."""
-    for _, folder in layout.folders:
-        if folder in _swept:
-            continue
-        _swept.add(folder)
-        for orphan in leftovers.orphans(folder, GROUP_PREFIX):
-            try:
-                orphan.rmdir()
-            except OSError:
-                pass
+    for orphan in leftovers.orphans(folder, GROUP_PREFIX):
+        try:
+            orphan.rmdir()
+        except OSError:
+            pass
 
 
 def _layout(own: dict[str, str]) -> _Layout | None:

@@ -53,23 +53,30 @@ def acquire(
     root = temp_root or scratch_root()
     key = (bot_version(bot_file), limits.identity(), unpack_limits, root)
     with _lock:
-        entry = _entries.get(key)
-        if entry is not None and entry.path.is_dir():
-            entry.users += 1
-            _entries.move_to_end(key)
-            return entry.path
+        kept = _take(key)
+    if kept is not None:
+        return kept
     path = prepare(bot_file, limits, unpack_limits, root)
     with _lock:
-        entry = _entries.get(key)
-        if entry is not None and entry.path.is_dir():  # another thread prepared the same meanwhile
-            entry.users += 1
-            _entries.move_to_end(key)
+        kept = _take(key)
+        if kept is not None:  # another thread prepared the same meanwhile
             shutil.rmtree(path, ignore_errors=True)
-            return entry.path
+            return kept
         _entries[key] = _Entry(path, _size(path), users=1)
-        _entries.move_to_end(key)
+        _entries.move_to_end(key)  # a key whose folder was removed meanwhile keeps its old place otherwise
         _remove_idle_beyond_bounds()
     return path
+
+
+def _take(key: tuple) -> Path | None:
+    """The kept directory for `key`, now held once more and the most recently used; None if there is none (the lock
+    held)."""
+    entry = _entries.get(key)
+    if entry is None or not entry.path.is_dir():
+        return None
+    entry.users += 1
+    _entries.move_to_end(key)
+    return entry.path
 
 
 def release(path: Path) -> None:

@@ -18,7 +18,7 @@ def _dead_pid() -> int:
     return int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True).stdout)
 
 
-def test_the_next_runner_removes_the_groups_of_a_dead_one_and_no_other(monkeypatch):
+def test_the_next_runner_removes_the_groups_of_a_dead_one_and_no_other():
     probe = cgroups.create(f"{cgroups.GROUP_PREFIX}{os.getpid()}-layout", 1 << 26, 4)
     if probe is None:
         pytest.skip("no writable cgroup tree here")
@@ -29,7 +29,7 @@ def test_the_next_runner_removes_the_groups_of_a_dead_one_and_no_other(monkeypat
         for name in (dead, alive):
             (folder / name).mkdir()
     try:
-        monkeypatch.setattr(cgroups, "_swept", set())  # as in a runner that has made no group yet
+        cgroups._remove_orphans_once.cache_clear()  # as in a runner that has made no group yet
         fresh = cgroups.create(f"{cgroups.GROUP_PREFIX}{os.getpid()}-fresh", 1 << 26, 4)
         fresh.remove()
         assert [(folder / dead).exists() for folder in folders] == [False] * len(folders)
@@ -41,7 +41,7 @@ def test_the_next_runner_removes_the_groups_of_a_dead_one_and_no_other(monkeypat
                     (folder / name).rmdir()
 
 
-def test_a_group_with_a_process_in_it_is_left_alone(monkeypatch):
+def test_a_group_with_a_process_in_it_is_left_alone():
     probe = cgroups.create(f"{cgroups.GROUP_PREFIX}{_dead_pid()}-busy", 1 << 26, 4)
     if probe is None:
         pytest.skip("no writable cgroup tree here")
@@ -49,7 +49,7 @@ def test_a_group_with_a_process_in_it_is_left_alone(monkeypatch):
     try:
         for directory in probe.directories:
             Path(directory / "cgroup.procs").write_text(str(sleeper.pid))
-        monkeypatch.setattr(cgroups, "_swept", set())
+        cgroups._remove_orphans_once.cache_clear()
         cgroups.create(f"{cgroups.GROUP_PREFIX}{os.getpid()}-fresh", 1 << 26, 4).remove()
         assert all(directory.exists() for directory in probe.directories)
     finally:
