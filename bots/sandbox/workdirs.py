@@ -131,7 +131,9 @@ def _size(path: Path) -> int:
 
 @functools.lru_cache(maxsize=8)
 def _remove_orphans_once(root: str) -> None:
-    """Once per process and directory: a runner killed before (this worker's predecessor) left its bots' files."""
+    """Once per process and directory: a runner killed before (this worker's predecessor) left its bots' files, and
+    perhaps a process holding them (leftovers.end_strays), ended first."""
+    leftovers.end_strays(root)
     for orphan in leftovers.orphans(root, leftovers.SANDBOX_PREFIX):
         shutil.rmtree(orphan, ignore_errors=True)
 
