@@ -92,7 +92,7 @@ def end_strays(root: str | Path, prefix: str = SANDBOX_PREFIX) -> int:
                 signal.pidfd_send_signal(pidfd, signal.SIGKILL)
                 killed.append(pidfd)
                 continue
-            except ProcessLookupError:
+            except OSError:  # ended meanwhile, or another user's (a runner of another uid will end it)
                 pass
         os.close(pidfd)
     deadline = time.monotonic() + STRAY_EXIT_SECONDS

@@ -90,3 +90,20 @@ def _ended(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
     except OSError:
         return True
+
+
+def test_a_stray_the_runner_may_not_kill_is_left_to_one_that_may(tmp_path, monkeypatch):
+    """A runner of another uid finds a stray of a runner it cannot signal: it goes on, and kills nothing."""
+    stray = _stand_in(tmp_path / f"{leftovers.SANDBOX_PREFIX}{_dead_pid()}-abc")
+    try:
+        time.sleep(0.1)
+
+        def refused(pidfd: int, signum: int) -> None:
+            raise PermissionError(1, "Operation not permitted")
+
+        monkeypatch.setattr(leftovers.signal, "pidfd_send_signal", refused)
+        assert leftovers.end_strays(tmp_path) == 0
+        assert stray.poll() is None
+    finally:
+        stray.kill()
+        stray.wait()
