@@ -60,6 +60,7 @@ FAULT_AT = 0.3  # the share of the matches done when the fault strikes
 SUPERVISOR_DELAY = 2.0  # a killed worker is started again this long after (docker's restart policy would)
 WORKERS_DOWN_SECONDS = 60.0
 FREEZE_SECONDS = 8.0  # past the 5 s lease
+POSTGRES_DOWN_SECONDS = 1.0  # a match task takes 0.2-0.4 s and each worker starts the next at once: some meet it down
 # A worker started with a scratch space of its own: a small tmpfs on /dev/shm in a mount namespace of its own (too
 # small for bots/sandbox/bwrap.py's scratch_root, which then takes TMPDIR, a folder on it). The drill fills it.
 PRIVATE_SCRATCH = "/dev/shm/scratch"
@@ -697,8 +698,11 @@ def restart_redis(drill: Drill) -> None:
 
 
 def crash_postgres(drill: Drill) -> None:
-    """The postmaster and its backends SIGKILLed, then started again (crash recovery replays the WAL)."""
+    """The postmaster and its backends SIGKILLed, then started again (crash recovery replays the WAL) once the workers
+    have had time to find it gone: restarted at once, it may be back before any task touched it, and then nothing is
+    shown to have survived the crash."""
     drill.postgres.crash()
+    time.sleep(POSTGRES_DOWN_SECONDS)
     drill.postgres.start()
 
 
