@@ -40,39 +40,40 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _dead_runner(name: str, prefix: str) -> bool:
+    """Whether `name` (a directory's name, or a path) is `<prefix><pid>-...` of a runner other than this one that has
+    ended."""
+    if not name.startswith(prefix):
+        return False
+    pid, dash, _ = name[len(prefix) :].partition("-")
+    return bool(dash) and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid))
+
+
 def orphans(root: str | Path, prefix: str) -> list[Path]:
     """The directories under `root` named `<prefix><pid>-...` whose process `pid` has ended."""
-    found = []
-    for entry in Path(root).glob(f"{prefix}*"):
-        pid, dash, _ = entry.name[len(prefix) :].partition("-")
-        if dash and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-            found.append(entry)
-    return found
+    return [entry for entry in Path(root).glob(f"{prefix}*") if _dead_runner(entry.name, prefix)]
 
 
-def _runner_of(argument: bytes, marker: bytes) -> int | None:
-    """The runner PID in `<root>/<prefix><pid>-...` if `argument` names such a directory (or a path in it)."""
-    if not argument.startswith(marker):
-        return None
-    pid, dash, _ = argument[len(marker) :].partition(b"-")
-    return int(pid) if dash and pid.isdigit() else None
-
-
-def _names_dead_runner(pid: int, marker: bytes) -> bool:
-    """Whether process `pid` is a bwrap whose command line names a directory of a runner that has ended."""
+def _names_dead_runner(pid: int, marker: str) -> bool:
+    """Whether process `pid` is a bwrap whose command line names a directory of a runner that has ended (`marker`:
+    `<root>/<prefix>`)."""
     try:
         if Path(f"/proc/{pid}/comm").read_bytes().rstrip(b"\n") != STRAY_NAME:
             return False
-        arguments = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        arguments = [os.fsdecode(argument) for argument in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")]
     except OSError:
         return False  # gone, or not ours to read
-    runners = {runner for argument in arguments if (runner := _runner_of(argument, marker)) is not None}
-    return bool(runners) and all(runner != os.getpid() and not _alive(runner) for runner in runners)
+    named = [argument for argument in arguments if argument.startswith(marker)]
+    return bool(named) and all(_dead_runner(argument, marker) for argument in named)
+
+
+def _marker(root: str | Path, prefix: str) -> str:
+    return f"{Path(root)}/{prefix}"
 
 
 def stray_processes(root: str | Path, prefix: str = SANDBOX_PREFIX) -> list[int]:
     """The PIDs of the bwraps whose command line names `<root>/<prefix><pid>-...` of a runner that has ended."""
-    marker = os.fsencode(f"{Path(root)}/{prefix}")
+    marker = _marker(root, prefix)
     return [int(entry) for entry in os.listdir("/proc") if entry.isdigit() and _names_dead_runner(int(entry), marker)]
 
 
@@ -80,7 +81,7 @@ def end_strays(root: str | Path, prefix: str = SANDBOX_PREFIX) -> int:
     """Kill every stray of a dead runner (stray_processes) and wait, up to STRAY_EXIT_SECONDS, for them to be gone;
     how many were killed. Each is checked again through a pidfd before the signal, so a PID reused meanwhile is
     never hit."""
-    marker = os.fsencode(f"{Path(root)}/{prefix}")
+    marker = _marker(root, prefix)
     killed = []
     for pid in stray_processes(root, prefix):
         try:
