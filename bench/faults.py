@@ -60,7 +60,7 @@ FAULT_AT = 0.3  # the share of the matches done when the fault strikes
 SUPERVISOR_DELAY = 2.0  # a killed worker is started again this long after (docker's restart policy would)
 WORKERS_DOWN_SECONDS = 60.0
 FREEZE_SECONDS = 8.0  # past the 5 s lease
-POSTGRES_DOWN_SECONDS = 1.0  # a match task takes 0.2-0.4 s and each worker starts the next at once: some meet it down
+POSTGRES_DOWN_SECONDS = 10.0  # at most, the crashed database stays down until a worker notices
 # A worker started with a scratch space of its own: a small tmpfs on /dev/shm in a mount namespace of its own (too
 # small for bots/sandbox/bwrap.py's scratch_root, which then takes TMPDIR, a folder on it). The drill fills it.
 PRIVATE_SCRATCH = "/dev/shm/scratch"
@@ -419,6 +419,11 @@ class Drill:
     def log_path(self, name: str) -> Path:
         return self.folder / f"{self.database}-{name}.log"
 
+    def database_outages_noticed(self) -> int:
+        """How many times this run's workers have logged the database unavailable so far."""
+        paths = [self.log_path(name) for name in self.processes if name.startswith("w")]
+        return sum(path.read_bytes().count(b": database unavailable") for path in paths if path.exists())
+
     def wait_ready(self, name: str) -> None:
         process, path = self.processes[name], self.log_path(name)
         deadline = time.monotonic() + 90
@@ -698,11 +703,15 @@ def restart_redis(drill: Drill) -> None:
 
 
 def crash_postgres(drill: Drill) -> None:
-    """The postmaster and its backends SIGKILLed, then started again (crash recovery replays the WAL) once the workers
-    have had time to find it gone: restarted at once, it may be back before any task touched it, and then nothing is
-    shown to have survived the crash."""
+    """The postmaster and its backends SIGKILLed, then started again (crash recovery replays the WAL) once a worker
+    has found it gone, or after POSTGRES_DOWN_SECONDS: restarted at once, it may be back before any task touched it
+    (workers slowed down by a busy machine play on without a query for a while), and then the drill shows nothing
+    surviving the crash."""
+    noticed = drill.database_outages_noticed()
     drill.postgres.crash()
-    time.sleep(POSTGRES_DOWN_SECONDS)
+    deadline = time.monotonic() + POSTGRES_DOWN_SECONDS
+    while drill.database_outages_noticed() == noticed and time.monotonic() < deadline:
+        time.sleep(0.1)
     drill.postgres.start()
 
 
