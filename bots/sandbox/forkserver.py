@@ -96,20 +96,45 @@ class ForkServer:
     def alive(self) -> bool:
         return self.owner == os.getpid() and self.process.poll() is None
 
+    def launch(
+        self, argv: list[str], env: dict[str, str], fds: dict[str, int], places: dict[str, int]
+    ) -> tuple[int, int]:
+        """Have the fork server start `argv` (bwrap, after unshare) with `env` and each of `fds` at its place in it,
+        as its own child, in a new session; its PID and a pidfd on it."""
+        message = json.dumps({"launch": argv, "env": env, "fds": list(fds), "places": places}).encode()
+        reply, pidfds = self._ask(message, list(fds.values()))
+        if "error" in reply or len(pidfds) != 1:
+            for fd in pidfds:
+                os.close(fd)
+            raise SandboxUnavailable(f"cannot start the sandbox: {reply.get('error', 'no pidfd on bwrap')}")
+        os.set_inheritable(pidfds[0], False)
+        return reply["bwrap"], pidfds[0]
+
     def spawn(self, fds: dict[str, int], bot_dir: str, settings: list[str], sandbox: dict[str, Any]) -> int:
         """Have the fork server put a harness into the sandbox `sandbox` names (bwrap's PID, its child's, and the
         seconds it may take to be built), with the pipes and pidfds in `fds`; the monitor's pid."""
         message = json.dumps({"fds": list(fds), "bot_dir": bot_dir, "settings": settings, **sandbox}).encode()
-        rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds.values()))]
-        with self.lock:
-            try:
-                self.control.sendmsg([message], rights)
-                reply = json.loads(self.control.recv(1 << 16) or b'{"error": "the fork server has ended"}')
-            except (OSError, ValueError) as error:
-                reply = {"error": f"the fork server did not answer: {error}"}
+        reply, _ = self._ask(message, list(fds.values()))
         if "error" in reply:
             raise SandboxUnavailable(f"cannot put the bot into its sandbox: {reply['error']}")
         return reply["monitor"]
+
+    def _ask(self, message: bytes, fds: list[int]) -> tuple[dict[str, Any], list[int]]:
+        """Send one request with `fds`; its reply and the descriptors that came with it (this process's now)."""
+        rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
+        received: list[int] = []
+        with self.lock:
+            try:
+                self.control.sendmsg([message], rights)
+                data, ancillary, _, _ = self.control.recvmsg(1 << 16, socket.CMSG_SPACE(4))
+                for level, kind, payload in ancillary:
+                    if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                        usable = len(payload) - len(payload) % 4
+                        received += array.array("i", payload[:usable])
+                reply = json.loads(data or b'{"error": "the fork server has ended"}')
+            except (OSError, ValueError) as error:
+                reply = {"error": f"the fork server did not answer: {error}"}
+        return reply, received
 
     def cpu_seconds(self) -> float:
         """CPU time of the fork server and of the monitors it has reaped (with their harnesses), so far."""

@@ -7,12 +7,14 @@ namespace and never runs anything. The runner hands the sandbox's namespaces to 
 zygote.py), whose monitor joins them and forks the harness there, PID 2; the harness is put into the sandbox's
 cgroups before it runs anything of the bot's. Launching a sandbox only starts bwrap and `join` waits for its build,
 so a match launches both seats' sandboxes before it joins the first: their builds overlap. SIGKILL to PID 1
-(through a pidfd, immune to PID reuse) ends every process of the sandbox at once; bwrap, our child, then exits and
-is reaped, and the monitor reports how the harness ended on its info pipe.
+(through a pidfd, immune to PID reuse) ends every process of the sandbox at once; bwrap then exits and is reaped by
+the fork server, and the monitor reports how the harness ended on its info pipe.
 
-A root runner launches bwrap without forking itself (a fork of a big worker process costs more than the rest of the
-start-up): `nsenter` enters the namespace where the Python runtime is staged (see staging.py) and drops to the
-sandbox's uid/gid, or `setpriv` does, before bwrap runs.
+The runner does not start bwrap itself: its fork server does (posix_spawn), which already runs as the sandbox's uid
+where the Python runtime is reachable (staging.py), so no `nsenter` or `setpriv` has to be started first to get
+there (on a virtual machine, each program started costs the best part of a millisecond of CPU). bwrap, after
+util-linux's `unshare` (scratch.py), is the fork server's child, which reaps it; the runner watches it through a
+pidfd.
 
 A turn ends when the harness has replied and stopped itself (harness.py): the runner reads the reply, checks in
 /proc that every thread of the process is stopped, and only then goes on; with the next request it checks that the
@@ -27,7 +29,6 @@ import os
 import select
 import signal
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -37,6 +38,7 @@ from bots import protocol
 from bots.players import BotFailure
 from bots.sandbox import cgroups, forkserver, pause, scheduling, scratch, seccomp, staging
 from bots.sandbox.bwrap import (
+    BWRAP_FDS,
     LAUNCH_PATH,
     BwrapCommand,
     SandboxUnavailable,
@@ -84,8 +86,9 @@ class SandboxProcess:
         self.poller = select.poll()
         self.log_waiter = select.poll()  # the log pipe alone: whether it has anything to read
         self.joined = False  # the harness is in the sandbox (join)
-        self.process: subprocess.Popen | None = None  # bwrap
+        self.bwrap_pid: int | None = None  # a child of the fork server's
         self.bwrap_pidfd: int | None = None
+        self.bwrap_errors_fd: int | None = None  # what bwrap says on stderr (why it could not build the sandbox)
         self.bwrap_info_fd: int | None = None  # bwrap's info pipe, until it has said where PID 1 is
         uid, gid, switch = limits.identity()
         self.startup_deadline = time.perf_counter() + startup_seconds
@@ -123,46 +126,33 @@ class SandboxProcess:
         staged = None
         if switch and not reachable(runtime.executable, uid, {gid}):
             staged = staging.staged_runtime(runtime.prefix, uid, gid)
-        prefix = staging.launch_prefix(uid, gid, staged) if switch else []
-        prefix += scratch.launch_prefix()
-        seccomp_fd = seccomp.filter_fd()
-        info_read, info_write = os.pipe()
+        server = forkserver.fork_server(uid, gid, switch)  # as the sandbox's uid, where the runtime is reachable
+        self.bwrap_info_fd, info_write = os.pipe2(os.O_CLOEXEC)
+        self.bwrap_errors_fd, errors_write = os.pipe2(os.O_CLOEXEC)
+        os.set_blocking(self.bwrap_errors_fd, False)
         # bwrap's child waits on it for good: the runner never writes, and closes it only once PID 1 is dead
         block_read, self.block_fd = os.pipe2(os.O_CLOEXEC)
+        seccomp_fd = seccomp.filter_fd()
         command = BwrapCommand(
             bot_dir=str(workdir / "bot"),
             empty_dir=str(workdir / "empty"),
-            seccomp_fd=seccomp_fd,
-            info_fd=info_write,
-            block_fd=block_read,
+            seccomp_fd=BWRAP_FDS["seccomp"],
+            info_fd=BWRAP_FDS["info"],
+            block_fd=BWRAP_FDS["block"],
             uid=uid,
             gid=gid,
             runtime=runtime,
             runtime_source=staged.path if staged else None,
         )
+        fds = {"stderr": errors_write, "seccomp": seccomp_fd, "info": info_write, "block": block_read}
         try:
-            # no preexec_fn, no user/group: so subprocess may use vfork, and the worker is never copied
-            self.process = subprocess.Popen(
-                [*prefix, *command.argv()],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,  # bwrap's own errors, if it cannot build the sandbox
-                pass_fds=[seccomp_fd, info_write, block_read],
-                env={"PATH": LAUNCH_PATH, "LC_ALL": "C"},
-                cwd="/",
-                start_new_session=True,
+            # the fork server starts it: no nsenter or setpriv to exec first, and nothing of this process to copy
+            self.bwrap_pid, self.bwrap_pidfd = server.launch(
+                [*scratch.launch_prefix(), *command.argv()], {"PATH": LAUNCH_PATH, "LC_ALL": "C"}, fds, BWRAP_FDS
             )
-        except (OSError, subprocess.SubprocessError) as error:
-            os.close(info_read)
-            raise SandboxUnavailable(f"cannot start the sandbox: {error}") from error
         finally:
-            for fd in (seccomp_fd, info_write, block_read):
+            for fd in fds.values():
                 os.close(fd)
-        self.bwrap_info_fd = info_read
-        try:
-            self.bwrap_pidfd = os.pidfd_open(self.process.pid)
-        except OSError as error:  # e.g. out of descriptors: kill() ends bwrap without it
-            raise SandboxUnavailable(f"cannot watch the sandbox's bwrap: {error}") from error
 
     def _bwrap_info(self, deadline: float) -> int:
         """PID 1 of the sandbox, once bwrap has built it (it says so on its info pipe)."""
@@ -185,9 +175,12 @@ class SandboxProcess:
 
     def _bwrap_errors(self) -> str:
         """What bwrap said on stderr, once it has exited (it says why it could not build the sandbox)."""
-        if self._wait_bwrap(0.5) is None:
+        if not _exited(self.bwrap_pidfd, 0.5):
             return "bwrap is still running"
-        return self.process.stderr.read1(4096).decode("utf-8", "replace").strip()
+        try:
+            return os.read(self.bwrap_errors_fd, 4096).decode("utf-8", "replace").strip()
+        except BlockingIOError:
+            return "bwrap exited without a word"
 
     def _join(self, server: forkserver.ForkServer, deadline: float) -> None:
         """Have the fork server put the harness into the sandbox, in its cgroups; set up its pipes and pidfds."""
@@ -213,7 +206,7 @@ class SandboxProcess:
                 ours.append(admit)
             settings = [f"{name}={value}" for name, value in self.limits.rlimits().items()]
             sandbox = {
-                "bwrap_pid": self.process.pid,
+                "bwrap_pid": self.bwrap_pid,
                 "init_pid": self.init_pid,
                 "tmp": scratch.remount_options(self.limits.scratch_bytes, self.limits.scratch_files),
                 "timeout": deadline - time.perf_counter(),
@@ -227,7 +220,7 @@ class SandboxProcess:
                 # bwrap and PID 1 while the fork server's monitor joins the sandbox: a cgroup v1 move waits for an
                 # RCU grace period, which the monitor's work then overlaps, and the harness's move soon after finds
                 # it passed
-                self._enter_cgroup((self.process.pid, self.init_pid))
+                self._enter_cgroup((self.bwrap_pid, self.init_pid))
             self.child_pid, self.pidfd = self._await_harness(deadline)
             self.stat_fd = os.open(f"/proc/{self.child_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
             self.cpu_clock = pause.cpu_clock(self.child_pid)
@@ -252,7 +245,7 @@ class SandboxProcess:
             parent = int(Path(f"/proc/{pid}/stat").read_bytes().rpartition(b")")[2].split()[1])
         except (OSError, ValueError, IndexError):
             return False
-        return parent == self.process.pid and not _exited(self.bwrap_pidfd)
+        return parent == self.bwrap_pid and not _exited(self.bwrap_pidfd)
 
     def _await_harness(self, deadline: float) -> tuple[int, int]:
         """The monitor's first report: the harness's host PID and a pidfd on it (an error report says why the join
@@ -531,12 +524,13 @@ class SandboxProcess:
                     signal.pidfd_send_signal(pidfd, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-        if self.init_pidfd is None and self.process is not None and self.process.returncode is None:
+        if self.init_pidfd is None and self.bwrap_pidfd is not None and not _exited(self.bwrap_pidfd):
             # PID 1 unknown yet: bwrap's child may be anywhere in its build, and it takes no parent-death signal
             # before its exec (which ours never reaches), so bwrap's death alone would leave it waiting for good. Until
-            # its last step it is in bwrap's process group, which bwrap leads (a new session), unreaped, so its own.
+            # its last step it is in bwrap's process group, which bwrap leads (a new session): a group that holds its
+            # number for as long as either of them lives, so no other process can have it
             try:
-                os.killpg(self.process.pid, signal.SIGKILL)
+                os.killpg(self.bwrap_pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
 
@@ -549,27 +543,21 @@ class SandboxProcess:
         for pidfd in (self.pidfd, self.init_pidfd):
             if pidfd is not None:
                 _exited(pidfd, REAP_SECONDS)  # gone, so its cgroups can be removed
-        if self.process is not None:
-            self._wait_bwrap(REAP_SECONDS)
-            if self.process.poll() is None:
-                self.process.kill()
-                self.process.wait()
-            self.process.stderr.close()
+        if self.bwrap_pidfd is not None and not _exited(self.bwrap_pidfd, REAP_SECONDS):  # it ends with PID 1
+            try:
+                signal.pidfd_send_signal(self.bwrap_pidfd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            _exited(self.bwrap_pidfd, REAP_SECONDS)  # the fork server, its parent, reaps it
         self.drain_log()
         self.stderr_open = False
         fds = ("stdin", "stdout", "stderr", "status_fd", "stat_fd", "pidfd", "init_pidfd", "bwrap_pidfd", "block_fd")
-        for name in (*fds, "bwrap_info_fd"):
+        for name in (*fds, "bwrap_info_fd", "bwrap_errors_fd"):
             fd = getattr(self, name, None)
             if fd is not None:
                 os.close(fd)
                 setattr(self, name, None)
         self._remove_cgroup()
-
-    def _wait_bwrap(self, timeout: float) -> int | None:
-        """bwrap's exit status once it has exited (reaped at once, no polling), or None after `timeout` seconds."""
-        if self.process.returncode is None and self.bwrap_pidfd is not None:
-            _exited(self.bwrap_pidfd, timeout)
-        return self.process.poll()
 
     def _remove_cgroup(self) -> None:
         if self.cgroup is not None:

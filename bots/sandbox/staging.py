@@ -6,9 +6,9 @@ private mount namespace of this runner process alone (the host's mounts never ch
 read-only, over an empty directory that everyone may traverse, and at its own path too: a tmpfs covers the first
 directory on that path the sandbox uid cannot traverse, and holds just the folders down to the runtime. The fork
 server then runs the interpreter from its real path, which its libraries and modules are found from, and which is
-where the sandbox shows it. Every sandbox is launched from inside that namespace (`nsenter --mount`), so the
-namespace is set up once, by util-linux's `unshare` and `mount` (no fork of the runner: forking a big worker
-process costs milliseconds), and kept alive by an open file descriptor on it.
+where the sandbox shows it. The fork server is started inside that namespace (`nsenter --mount`), and starts
+every sandbox's bwrap from there, so the namespace is set up once, by util-linux's `unshare` and `mount` (no fork
+of the runner: forking a big worker process costs milliseconds), and kept alive by an open file descriptor on it.
 """
 
 from __future__ import annotations
@@ -69,12 +69,11 @@ def _tool(name: str) -> str:
 
 
 def launch_prefix(uid: int, gid: int, staged: StagedRuntime | None) -> list[str]:
-    """What a root runner puts before a sandbox's program (bwrap, the fork server): enter the staged namespace if
-    there is one, then drop to uid/gid for good."""
+    """What a root runner puts before its fork server's program (which starts every sandbox's bwrap): enter the staged
+    namespace if there is one, then drop to uid/gid for good."""
     if staged is not None:
         # through the runner's own descriptor, which stays close-on-exec: nothing of it reaches the sandbox.
-        # nsenter drops the supplementary groups, then sets gid and uid, as setpriv would: one program less
-        # to start per sandbox (a millisecond of CPU)
+        # nsenter drops the supplementary groups, then sets gid and uid, as setpriv would: one program less to start
         namespace = f"--mount=/proc/{os.getpid()}/fd/{staged.namespace_fd}"
         return [_launch_tool("nsenter"), namespace, f"--setuid={uid}", f"--setgid={gid}", "--"]
     return [_launch_tool("setpriv"), f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]

@@ -126,6 +126,22 @@ class Request:
         self.wait_for_admission = "admit" in self.fd  # a byte on it once the harness is in its cgroups
 
 
+class Launch:
+    """A bwrap to start, as the runner sent it: its command line and environment, and the descriptor each of the
+    fds it was sent becomes in it (`places`: stderr and the descriptors its command line names)."""
+
+    def __init__(self, message: dict, fds: list[int]) -> None:
+        names = message["fds"]
+        if len(names) != len(fds) or sorted(names) != sorted(message["places"]):
+            raise ValueError(f"{len(fds)} descriptors for {len(names)} names and places {sorted(message['places'])}")
+        self.fd = dict(zip(names, fds, strict=True))
+        self.places = {name: int(place) for name, place in message["places"].items()}
+        if sorted(self.places.values()) != list(range(2, 2 + len(self.places))):
+            raise ValueError(f"descriptors to place at {sorted(self.places.values())}, not 2, 3, ...")
+        self.argv: list[str] = message["launch"]
+        self.env: dict[str, str] = message["env"]
+
+
 class Zygote:
     def __init__(self, control: socket.socket, config: dict) -> None:
         self.control = control
@@ -143,13 +159,42 @@ class Zygote:
             fds = _received_fds(ancillary)
             if not data:  # the runner is gone
                 return
+            pidfd = None
             try:
-                reply = {"monitor": self._fork_monitor(Request(json.loads(data), fds))}
+                message = json.loads(data)
+                if "launch" in message:
+                    pid, pidfd = self._launch(Launch(message, fds))
+                    reply = {"bwrap": pid}
+                else:
+                    reply = {"monitor": self._fork_monitor(Request(message, fds))}
             except Exception as error:  # the runner reports it as an unavailable sandbox
                 reply = {"error": f"{type(error).__name__}: {error}"}
             for fd in fds:
                 os.close(fd)
-            self.control.send(json.dumps(reply).encode())
+            _send(self.control, reply, pidfd)
+            if pidfd is not None:
+                os.close(pidfd)
+
+    def _launch(self, launch: Launch) -> tuple[int, int]:
+        """Start the program the runner asked for (bwrap, after util-linux's unshare), with its descriptors in their
+        places, in a new session; its PID, and a pidfd on it opened before anything could reap it (no PID reuse can
+        fool the runner). posix_spawn: the child shares our memory until its exec, so nothing is copied."""
+        above = max(*launch.fd.values(), *launch.places.values()) + 1
+        high = range(above, above + len(launch.fd))
+        actions = [(os.POSIX_SPAWN_DUP2, fd, spare) for fd, spare in zip(launch.fd.values(), high, strict=True)]
+        actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in launch.fd.values()]
+        for spare, name in zip(high, launch.fd, strict=True):
+            actions += [(os.POSIX_SPAWN_DUP2, spare, launch.places[name]), (os.POSIX_SPAWN_CLOSE, spare)]
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+        try:
+            pid = os.posix_spawn(launch.argv[0], launch.argv, launch.env, file_actions=actions, setsid=True)
+            try:
+                return pid, os.pidfd_open(pid)
+            except OSError:
+                os.killpg(pid, signal.SIGKILL)  # its session's only group, and unreaped: nobody else's
+                raise
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def _fork_monitor(self, request: Request) -> int:
         pid = os.fork()
@@ -311,9 +356,13 @@ def _received_fds(ancillary: list) -> list[int]:
 
 def _report(channel: int, message: dict, pidfd: int | None = None) -> None:
     """One report on the request's info socket (SOCK_SEQPACKET: one message each), with a pidfd if given."""
-    rights = [] if pidfd is None else [(socket.SOL_SOCKET, socket.SCM_RIGHTS, pidfd.to_bytes(4, sys.byteorder))]
     with socket.socket(fileno=os.dup(channel)) as reports:
-        reports.sendmsg([json.dumps(message).encode()], rights)
+        _send(reports, message, pidfd)
+
+
+def _send(connection: socket.socket, message: dict, pidfd: int | None = None) -> None:
+    rights = [] if pidfd is None else [(socket.SOL_SOCKET, socket.SCM_RIGHTS, pidfd.to_bytes(4, sys.byteorder))]
+    connection.sendmsg([json.dumps(message).encode()], rights)
 
 
 def _reap(signum: int = 0, frame: object = None) -> None:
@@ -333,6 +382,7 @@ def main(argv: list[str]) -> int:
     # end of the control socket closes when it dies, and then this loop ends, and with it every monitor and harness.
     _call(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "dumpable")  # no other process of this uid may trace us
     control = socket.socket(fileno=int(argv[1]))
+    os.set_inheritable(control.fileno(), False)  # nothing we launch (launch) may hold it
     config = json.loads(control.recv(1 << 20))
     for name in PRELOAD:
         __import__(name)

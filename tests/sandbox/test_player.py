@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import time
 import zipfile
@@ -14,7 +13,7 @@ from sandbox_helpers import REPO
 
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
 from bots.players import BotFailure
-from bots.sandbox import SandboxedPlayer, SandboxLimits, SandboxUnavailable, bwrap, seccomp
+from bots.sandbox import SandboxedPlayer, SandboxLimits, SandboxUnavailable, bwrap, forkserver, scratch, seccomp
 from games import Termination
 
 COUNTER_BOT = """
@@ -249,7 +248,7 @@ def test_the_standard_library_works_inside(sandbox_works, tmp_path):
 def test_a_root_runner_drops_to_the_sandbox_uid_and_puts_the_sandbox_in_its_cgroups(sandbox_works, counter_bot):
     with SandboxedPlayer(counter_bot) as player:
         player.start(5)
-        bwrap_pid, init_pid, harness_pid = player._sandbox.process.pid, player._sandbox.init_pid, player.sandbox_pid
+        bwrap_pid, init_pid, harness_pid = player._sandbox.bwrap_pid, player._sandbox.init_pid, player.sandbox_pid
         for pid in (bwrap_pid, init_pid, harness_pid):
             status = Path(f"/proc/{pid}/status").read_text()
             ids = {line.split(":")[0]: line.split()[1:] for line in status.splitlines() if ":" in line}
@@ -270,7 +269,7 @@ def test_the_sandbox_keeps_none_of_the_runners_supplementary_groups(sandbox_work
     try:
         with SandboxedPlayer(counter_bot) as player:
             player.start(5)
-            for pid in (player._sandbox.process.pid, player.sandbox_pid):
+            for pid in (player._sandbox.bwrap_pid, player.sandbox_pid):
                 status = Path(f"/proc/{pid}/status").read_text()
                 ids = {line.split(":")[0]: line.split()[1:] for line in status.splitlines() if ":" in line}
                 assert ids["Groups"] == [] and ids["Gid"] == ["65534"] * 4, ids
@@ -320,29 +319,40 @@ def test_a_launched_sandbox_closed_before_its_boot_leaves_nothing(sandbox_works,
     bot.write_text("def play(o):\n    return {'plays': []}\n")
     player = SandboxedPlayer(bot)
     player.launch(10)
-    bwrap_pid = player._sandbox.process.pid
+    bwrap_pid = player._sandbox.bwrap_pid
     player.close()
-    assert not Path(f"/proc/{bwrap_pid}").exists()
+    assert _reaped([bwrap_pid])
     with pytest.raises(SandboxUnavailable):
         player._sandbox.join()
 
 
-def test_a_sandbox_whose_bwrap_cannot_be_watched_is_a_clear_error_and_leaves_nothing(
+def test_a_sandbox_whose_launcher_cannot_start_is_a_clear_error_and_leaves_nothing(
     sandbox_works, tmp_path, monkeypatch
 ):
     bot = tmp_path / "bot.py"
     bot.write_text("def play(o):\n    return {'plays': []}\n")
-    refused = []
-
-    def out_of_descriptors(pid: int, flags: int = 0) -> int:
-        refused.append(pid)
-        raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
-
-    monkeypatch.setattr(os, "pidfd_open", out_of_descriptors)
-    with pytest.raises(SandboxUnavailable, match="cannot watch the sandbox's bwrap: .*Too many open files"):
+    with SandboxedPlayer(bot) as player:
+        player.start(10)  # the fork server is up
+    held = set(os.listdir("/proc/self/fd"))
+    monkeypatch.setattr(scratch, "launch_prefix", lambda: ["/nonexistent/no-such-unshare", "--"])
+    with pytest.raises(SandboxUnavailable, match="cannot start the sandbox: FileNotFoundError: .*no-such-unshare"):
         SandboxedPlayer(bot).launch(10)
+    assert set(os.listdir("/proc/self/fd")) == held  # its pipes closed, every one
     monkeypatch.undo()
-    assert refused and not Path(f"/proc/{refused[0]}").exists()  # bwrap was killed and reaped
+    with SandboxedPlayer(bot) as player:  # the fork server serves on
+        player.start(10)
+        assert player.play({}, 1)[0] == {"plays": []}
+
+
+def test_bwrap_is_the_fork_servers_child_and_holds_nothing_of_it(sandbox_works, counter_bot):
+    with SandboxedPlayer(counter_bot) as player:
+        player.start(10)
+        bwrap = player._sandbox.bwrap_pid
+        servers = [server.process.pid for server in forkserver.running_servers()]
+        assert int(Path(f"/proc/{bwrap}/stat").read_text().rpartition(")")[2].split()[1]) in servers
+        held = {os.readlink(f"/proc/{bwrap}/fd/{fd}") for fd in os.listdir(f"/proc/{bwrap}/fd")}
+        assert not [target for target in held if target.startswith("socket:")], held  # no control socket
+        assert os.getsid(bwrap) == bwrap  # a session of its own, so its process group is its own
 
 
 def test_begin_close_kills_at_once_and_close_leaves_nothing(sandbox_works, tmp_path):
@@ -353,7 +363,7 @@ def test_begin_close_kills_at_once_and_close_leaves_nothing(sandbox_works, tmp_p
             player.start(10)
             player.play({}, 1)
         sandboxes = [first._sandbox, second._sandbox]
-        pids = [pid for sandbox in sandboxes for pid in (sandbox.child_pid, sandbox.init_pid, sandbox.process.pid)]
+        pids = [pid for sandbox in sandboxes for pid in (sandbox.child_pid, sandbox.init_pid, sandbox.bwrap_pid)]
         first.begin_close()
         second.begin_close()
         deadline = time.monotonic() + 5
@@ -362,7 +372,18 @@ def test_begin_close_kills_at_once_and_close_leaves_nothing(sandbox_works, tmp_p
         assert all(b"\nState:\tZ" in _status(pid) for pid in pids[:2] + pids[3:5])
         first.close()
         second.close()
-        assert not any(Path(f"/proc/{pid}").exists() for pid in pids)  # reaped, every one
+        assert _reaped(pids)  # every one
+
+
+def _reaped(pids: list[int], within: float = 2.0) -> bool:
+    """Whether every one of `pids` is gone, reaped, within `within` seconds (bwrap is the fork server's child, which
+    reaps it as soon as it is scheduled after its exit)."""
+    deadline = time.monotonic() + within
+    while any(Path(f"/proc/{pid}").exists() for pid in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
 
 
 def _status(pid: int) -> bytes:
