@@ -147,7 +147,7 @@ class BwrapCommand:
     empty_dir: str  # an empty host directory, bound over site-packages
     seccomp_fd: int
     info_fd: int
-    uid: int  # the sandbox's ids: bwrap runs as root of the namespace scratch.py makes
+    uid: int  # the sandbox's ids, which bwrap itself runs as (unprivileged): the bot sees the same
     gid: int
     block_fd: int  # bwrap's child waits on it, the sandbox built, before its exec: the fork server joins it there
     runtime: PythonRuntime = field(default_factory=python_runtime)

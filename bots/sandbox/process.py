@@ -11,10 +11,10 @@ so a match launches both seats' sandboxes before it joins the first: their build
 the fork server, and the monitor reports how the harness ended on its info pipe.
 
 The runner does not start bwrap itself: its fork server does (posix_spawn), which already runs as the sandbox's uid
-where the Python runtime is reachable (staging.py), so no `nsenter` or `setpriv` has to be started first to get
-there (on a virtual machine, each program started costs the best part of a millisecond of CPU). bwrap, after
-util-linux's `unshare` (scratch.py), is the fork server's child, which reaps it; the runner watches it through a
-pidfd.
+where the Python runtime is reachable (staging.py), so no launcher program (`nsenter`, `setpriv`, `unshare`) has to
+be started first to get there (on a virtual machine, each program started costs the best part of a millisecond of
+CPU). bwrap runs unprivileged, as that uid, and makes the sandbox's user namespaces itself. It is the fork server's
+child, which reaps it; the runner watches it through a pidfd.
 
 A turn ends when the harness has replied and stopped itself (harness.py): the runner reads the reply, checks in
 /proc that every thread of the process is stopped, and only then goes on; with the next request it checks that the
@@ -148,7 +148,7 @@ class SandboxProcess:
         try:
             # the fork server starts it: no nsenter or setpriv to exec first, and nothing of this process to copy
             self.bwrap_pid, self.bwrap_pidfd = server.launch(
-                [*scratch.launch_prefix(), *command.argv()], {"PATH": LAUNCH_PATH, "LC_ALL": "C"}, fds, BWRAP_FDS
+                command.argv(), {"PATH": LAUNCH_PATH, "LC_ALL": "C"}, fds, BWRAP_FDS
             )
         finally:
             for fd in fds.values():
@@ -206,7 +206,6 @@ class SandboxProcess:
                 ours.append(admit)
             settings = [f"{name}={value}" for name, value in self.limits.rlimits().items()]
             sandbox = {
-                "bwrap_pid": self.bwrap_pid,
                 "init_pid": self.init_pid,
                 "tmp": scratch.remount_options(self.limits.scratch_bytes, self.limits.scratch_files),
                 "timeout": deadline - time.perf_counter(),

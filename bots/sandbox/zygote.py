@@ -2,10 +2,11 @@
 
 Started once per runner process (forkserver.py) as `python -I -S -B -X utf8 zygote.pyc FD`, as the sandbox's uid,
 with the sandbox's environment and nothing else: it never holds anything of the runner's. It imports the harness
-and the modules bots commonly use, then serves one request per sandbox on its control socket (SOCK_SEQPACKET, FD):
-a JSON message carrying, as SCM_RIGHTS, the namespaces of a sandbox that bubblewrap has built and holds blocked
-before its exec (its user namespaces, mount, network, IPC, UTS, cgroup and PID namespaces, and its root), and the
-bot's pipes.
+and the modules bots commonly use, then serves two requests per sandbox on its control socket (SOCK_SEQPACKET, FD),
+each a JSON message with descriptors as SCM_RIGHTS: first to start bubblewrap (posix_spawn, as our child: so the
+runner neither forks itself nor starts a program to become the sandbox's uid first), then to put the harness into
+the sandbox bubblewrap has built and holds blocked before its exec (its user namespaces, mount, network, IPC, UTS,
+cgroup and PID namespaces, and its root), with the bot's pipes.
 
 For each, it forks a monitor that joins those namespaces (capping the sandbox's /tmp in bytes and files before its
 last join: scratch.py) and forks the harness there, as PID 2 (bubblewrap's blocked child is PID 1). The harness then
@@ -52,8 +53,10 @@ SECCOMP_MODE_FILTER = 2
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
-# the order in which a sandbox's namespaces are joined: first the outer user namespace (whose owner we are, which
-# gives the capabilities the other joins need), last the sandbox's own one (which has them no more outside itself)
+NS_GET_USERNS = 0xB701  # linux/nsfs.h: the user namespace that owns a namespace
+# the order in which a sandbox's namespaces are joined: first the user namespace that owns its mounts (bwrap made it as
+# our uid, which gives us every capability in it, and so the other joins), last the sandbox's own one, nested in that
+# one by bwrap's --disable-userns (after which we have no capability left outside it)
 JOIN_ORDER = ("outer_user", "mnt", "net", "ipc", "uts", "cgroup", "pid", "user")
 SANDBOX_NAMESPACES = ("mnt", "net", "ipc", "uts", "cgroup", "pid", "user")  # of bwrap's child
 
@@ -119,7 +122,6 @@ class Request:
         self.fd = dict(zip(names, fds, strict=True))
         self.bot_dir: str = message["bot_dir"]
         self.settings: list[str] = message["settings"]
-        self.bwrap_pid: int = message["bwrap_pid"]  # in U1, the user namespace made for bwrap (scratch.py)
         self.init_pid: int = message["init_pid"]  # bwrap's child, PID 1 of the sandbox
         self.tmp_options: str = message["tmp"]  # what /tmp, bwrap's tmpfs, is remounted with (scratch.py)
         self.deadline = time.monotonic() + message["timeout"]
@@ -307,10 +309,11 @@ def _sandbox_namespaces(request: Request) -> dict[str, int]:
     """The namespaces and root of the sandbox, once bwrap's child has built it (read as the sandbox's uid, which may
     read them where a root runner without CAP_SYS_PTRACE, as in a container, may not)."""
     _await_built(request.init_pid, request.deadline)
-    found = {"outer_user": os.open(f"/proc/{request.bwrap_pid}/ns/user", os.O_RDONLY | os.O_CLOEXEC)}
+    found = {}
     for name in SANDBOX_NAMESPACES:
         if os.path.exists(f"/proc/self/ns/{name}"):
             found[name] = os.open(f"/proc/{request.init_pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
+    found["outer_user"] = fcntl.ioctl(found["mnt"], NS_GET_USERNS)  # close-on-exec, as the kernel opens it
     found["root"] = os.open(f"/proc/{request.init_pid}/root", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     # opened by PID: only if both are still alive now was no PID reused meanwhile
     alive = select.poll()

@@ -13,7 +13,7 @@ from sandbox_helpers import REPO
 
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
 from bots.players import BotFailure
-from bots.sandbox import SandboxedPlayer, SandboxLimits, SandboxUnavailable, bwrap, forkserver, scratch, seccomp
+from bots.sandbox import SandboxedPlayer, SandboxLimits, SandboxUnavailable, bwrap, forkserver, seccomp
 from games import Termination
 
 COUNTER_BOT = """
@@ -334,8 +334,8 @@ def test_a_sandbox_whose_launcher_cannot_start_is_a_clear_error_and_leaves_nothi
     with SandboxedPlayer(bot) as player:
         player.start(10)  # the fork server is up
     held = set(os.listdir("/proc/self/fd"))
-    monkeypatch.setattr(scratch, "launch_prefix", lambda: ["/nonexistent/no-such-unshare", "--"])
-    with pytest.raises(SandboxUnavailable, match="cannot start the sandbox: FileNotFoundError: .*no-such-unshare"):
+    monkeypatch.setattr(bwrap.BwrapCommand, "argv", lambda self: ["/nonexistent/no-such-bwrap", "--version"])
+    with pytest.raises(SandboxUnavailable, match="cannot start the sandbox: FileNotFoundError: .*no-such-bwrap"):
         SandboxedPlayer(bot).launch(10)
     assert set(os.listdir("/proc/self/fd")) == held  # its pipes closed, every one
     monkeypatch.undo()
