@@ -175,16 +175,16 @@ def _sandboxed_trips(bot: Path, observations: list[dict], turns: int) -> tuple[f
 
 
 def _sandboxes_cpu() -> float:
-    """CPU seconds of every sandbox so far: bwrap (this process's children) and the harnesses, which are the fork
-    server's grandchildren (counted in its children's time once their monitors are reaped, which it does at once:
-    awaited here, up to a second)."""
+    """CPU seconds of every sandbox so far: bwrap (the fork server's child) and the harness (its grandchild, through
+    its monitor), counted in the fork server's children's time once reaped, which it does at once: awaited here, up to
+    a second."""
     servers = forkserver.running_servers()
     deadline = time.monotonic() + 1
     while any(len(harness.process_tree(server.process.pid)) > 1 for server in servers):
         if time.monotonic() > deadline:
             break  # a sandbox still running: its CPU counts once it is reaped
         time.sleep(0.001)
-    return _cpu_seconds(resource.RUSAGE_CHILDREN) + sum(server.cpu_seconds() for server in servers)
+    return sum(server.cpu_seconds() for server in servers)
 
 
 def _bare_trips(request: bytes, reply: bytes, turns: int, stopping: bool = False) -> tuple[float, float]:
