@@ -178,9 +178,9 @@ class Zygote:
                 os.close(pidfd)
 
     def _launch(self, launch: Launch) -> tuple[int, int]:
-        """Start the program the runner asked for (bwrap, after util-linux's unshare), with its descriptors in their
-        places, in a new session; its PID, and a pidfd on it opened before anything could reap it (no PID reuse can
-        fool the runner). posix_spawn: the child shares our memory until its exec, so nothing is copied."""
+        """Start the program the runner asked for (bwrap), with its descriptors in their places, in a new session; its
+        PID, and a pidfd on it opened before anything could reap it (no PID reuse can fool the runner). posix_spawn:
+        the child shares our memory until its exec, so nothing is copied."""
         above = max(*launch.fd.values(), *launch.places.values()) + 1
         high = range(above, above + len(launch.fd))
         actions = [(os.POSIX_SPAWN_DUP2, fd, spare) for fd, spare in zip(launch.fd.values(), high, strict=True)]
@@ -382,10 +382,11 @@ def _reap(signum: int = 0, frame: object = None) -> None:
 
 def main(argv: list[str]) -> int:
     # No death signal here (it would follow the runner's thread that started us, not the runner): the runner's
-    # end of the control socket closes when it dies, and then this loop ends, and with it every monitor and harness.
+    # end of the control socket closes when it dies, and then this loop ends, and with it every monitor and harness
+    # (their death signals) and every bwrap (--die-with-parent).
     _call(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "dumpable")  # no other process of this uid may trace us
     control = socket.socket(fileno=int(argv[1]))
-    os.set_inheritable(control.fileno(), False)  # nothing we launch (launch) may hold it
+    os.set_inheritable(control.fileno(), False)  # no bwrap we start may hold it
     config = json.loads(control.recv(1 << 20))
     for name in PRELOAD:
         __import__(name)
