@@ -29,7 +29,7 @@ SANDBOX_HARNESS_DIR = "/harness"  # where tracebacks show the harness (it runs f
 SANDBOX_TMP = "/tmp"
 LAUNCH_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"  # where the launch finds its programs, and its PATH
 # where bwrap finds the descriptors the runner gives it (stderr, and those its command line names): the fork server
-# that starts it puts each there (zygote.launch_bwrap)
+# that starts it puts each there (zygote.Zygote._launch)
 BWRAP_FDS = {"stderr": 2, "info": 3, "seccomp": 4, "block": 5}
 
 

@@ -11,7 +11,6 @@ SCM_RIGHTS. The fork server ends when this process's end of the socket closes, i
 
 from __future__ import annotations
 
-import array
 import atexit
 import functools
 import json
@@ -107,7 +106,6 @@ class ForkServer:
             for fd in pidfds:
                 os.close(fd)
             raise SandboxUnavailable(f"cannot start the sandbox: {reply.get('error', 'no pidfd on bwrap')}")
-        os.set_inheritable(pidfds[0], False)
         return reply["bwrap"], pidfds[0]
 
     def spawn(self, fds: dict[str, int], bot_dir: str, settings: list[str], sandbox: dict[str, Any]) -> int:
@@ -120,17 +118,13 @@ class ForkServer:
         return reply["monitor"]
 
     def _ask(self, message: bytes, fds: list[int]) -> tuple[dict[str, Any], list[int]]:
-        """Send one request with `fds`; its reply and the descriptors that came with it (this process's now)."""
-        rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
+        """Send one request with `fds`; its reply and the descriptors that came with it (this process's now, and
+        close-on-exec)."""
         received: list[int] = []
         with self.lock:
             try:
-                self.control.sendmsg([message], rights)
-                data, ancillary, _, _ = self.control.recvmsg(1 << 16, socket.CMSG_SPACE(4))
-                for level, kind, payload in ancillary:
-                    if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                        usable = len(payload) - len(payload) % 4
-                        received += array.array("i", payload[:usable])
+                socket.send_fds(self.control, [message], fds)
+                data, received, _, _ = socket.recv_fds(self.control, 1 << 16, 1, socket.MSG_CMSG_CLOEXEC)
                 reply = json.loads(data or b'{"error": "the fork server has ended"}')
             except (OSError, ValueError) as error:
                 reply = {"error": f"the fork server did not answer: {error}"}

@@ -29,7 +29,6 @@ import os
 import select
 import signal
 import socket
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -255,14 +254,12 @@ class SandboxProcess:
         if remaining <= 0 or not waiter.poll(remaining * 1000 + 1):
             raise SandboxUnavailable("the fork server's monitor did not report in time")
         with socket.socket(fileno=os.dup(self.status_fd)) as reports:
-            data, ancillary, _, _ = reports.recvmsg(4096, socket.CMSG_SPACE(4))
-        pidfds = [int.from_bytes(item[2][:4], sys.byteorder) for item in ancillary if item[1] == socket.SCM_RIGHTS]
+            data, pidfds, _, _ = socket.recv_fds(reports, 4096, 1, socket.MSG_CMSG_CLOEXEC)
         report = json.loads(data or b'{"error": "the fork server\'s monitor ended without a report"}')
         if "harness-pid" not in report or len(pidfds) != 1:
             for fd in pidfds:
                 os.close(fd)
             raise SandboxUnavailable(f"the fork server could not put the bot into its sandbox: {report.get('error')}")
-        os.set_inheritable(pidfds[0], False)
         return report["harness-pid"], pidfds[0]
 
     def _enter_cgroup(self, pids: tuple[int, ...]) -> None:
