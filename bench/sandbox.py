@@ -10,6 +10,8 @@
     python -m bench.sandbox --only pairs     # CPU per game of each house pairing, sandboxed and in-process
     python -m bench.sandbox --json           # the figures as JSON
     python -m bench.sandbox --one-cpu        # on one CPU, as a worker pool process plays (ARENA_WORKER_ONE_CPU)
+    python -m bench.sandbox --monitors       # the fork server joins each sandbox through a monitor, as on a host
+                                             # that gives it no user namespace of its own (for comparison)
 
 Start-up is timed from SandboxedPlayer.start() (bwrap spawned) to the harness's reply to hello, with the bot
 imported; the first start of the process is a warm-up and not counted (it builds the seccomp program and
@@ -175,12 +177,12 @@ def _sandboxed_trips(bot: Path, observations: list[dict], turns: int) -> tuple[f
 
 
 def _sandboxes_cpu() -> float:
-    """CPU seconds of every sandbox so far: bwrap (the fork server's child) and the harness (its grandchild, through
-    its monitor), counted in the fork server's children's time once reaped, which it does at once: awaited here, up to
-    a second."""
+    """CPU seconds of every sandbox so far: bwrap (the fork server's launcher's child) and the harness (the fork
+    server's), counted in their parent's children's time once reaped, which each does at once: awaited here, up to a
+    second."""
     servers = forkserver.running_servers()
     deadline = time.monotonic() + 1
-    while any(len(harness.process_tree(server.process.pid)) > 1 for server in servers):
+    while any(len(harness.process_tree(server.process.pid)) > 2 for server in servers):  # itself and its launcher
         if time.monotonic() > deadline:
             break  # a sandbox still running: its CPU counts once it is reaped
         time.sleep(0.001)
@@ -334,7 +336,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200, help="--only match; --only pairs: a tenth of it")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--one-cpu", action="store_true", help="on one CPU under SCHED_BATCH, as a worker plays")
+    parser.add_argument("--monitors", action="store_true", help="a monitor per sandbox joins it (zygote.py)")
     args = parser.parse_args()
+    forkserver.JOIN_PID_NAMESPACE = not args.monitors
 
     figures: dict[str, object] = {"load_average": os.getloadavg(), "cpus": os.cpu_count()}
     if args.one_cpu:
@@ -363,7 +367,8 @@ def main() -> None:
         print(json.dumps(figures, indent=2))
         return
     where = "" if figures.get("cpu") is None else f"; this bench and its sandboxes on CPU {figures['cpu']} alone"
-    print(f"load average {figures['load_average'][0]:.2f} on {figures['cpus']} CPUs{where}")
+    joining = "a monitor per sandbox joins it" if args.monitors else "the fork server forks each harness into it"
+    print(f"load average {figures['load_average'][0]:.2f} on {figures['cpus']} CPUs{where}; {joining}")
     if "startup" in figures:
         for key, label in (("startup", "an instant bot"), ("startup_greedy", "the greedy bot")):
             row = figures[key]

@@ -38,7 +38,7 @@ CLOCK = (
     "the worker sampled every --every seconds, and idle (no sandbox left) before, after the warm-up and at the end"
 )
 # Each sandbox is bwrap and the bot's harness, and bwrap may keep a parent of the namespace beside them.
-PROCESSES_PER_SANDBOX = 4  # bwrap, its child held before its exec, the fork server's monitor and the harness
+PROCESSES_PER_SANDBOX = 3  # bwrap, its child held before its exec, and the harness
 
 
 @dataclass
@@ -77,12 +77,24 @@ def is_fork_server(pid: int) -> bool:
         return False
 
 
+def is_launcher(pid: int, servers: list[int]) -> bool:
+    """Whether `pid` is a fork server's launcher: its child, forked from it (so it shows the same command line), in
+    the worker's PID namespace (a harness, also its child, is in its sandbox's)."""
+    try:
+        parent = int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+        same_namespace = os.readlink(f"/proc/{pid}/ns/pid") == os.readlink("/proc/self/ns/pid")
+    except (OSError, ValueError, IndexError):
+        return False
+    return parent in servers and same_namespace and is_fork_server(pid)
+
+
 def sample(worker_pid: int, games: int, started: float) -> Sample:
     """Files and memory of the worker's long-lived processes (the Celery parent and its pool, depth 0 and 1, and
     each pool process's fork server, depth 2); the count of everything below the worker, sandboxes apart."""
     tree = harness.process_tree(worker_pid)
     servers = [pid for pid, depth in tree.items() if depth == 2 and is_fork_server(pid)]
-    own = [pid for pid, depth in tree.items() if depth <= 1] + servers
+    launchers = [pid for pid, depth in tree.items() if depth == 3 and is_launcher(pid, servers)]
+    own = [pid for pid, depth in tree.items() if depth <= 1] + servers + launchers
     return Sample(
         seconds=round(time.monotonic() - started, 1),
         games=games,
@@ -141,8 +153,8 @@ def judge(idle_before: Sample, warm: Sample, idle_after: Sample, samples: list[S
             "growth": round(growth(first, last), 4),
             "ok": growth(first, last) <= tolerance,
         }
-    # two sandboxes per pool process at most, beside the pool process and its fork server
-    busy_cap = workers * (2 * PROCESSES_PER_SANDBOX + 2)
+    # two sandboxes per pool process at most, beside the pool process, its fork server and that one's launcher
+    busy_cap = workers * (2 * PROCESSES_PER_SANDBOX + 3)
     report["processes"] = {
         "first": idle_before.processes,
         "warm": warm.processes,

@@ -188,7 +188,7 @@ class BwrapCommand:
         args += [
             "--ro-bind", self.bot_dir, SANDBOX_BOT_DIR,
             *_device_binds(),
-            # its own tmpfs, capped in bytes and files by the fork server's monitor before the bot runs (scratch.py)
+            # its own tmpfs, capped in bytes and files by the harness's process before the bot runs (scratch.py)
             "--tmpfs", SANDBOX_TMP,
             "--remount-ro", "/",
             "--chdir", SANDBOX_TMP,

@@ -5,8 +5,10 @@ The fork server runs as the sandbox's uid with the sandbox's environment, from a
 staged namespace (staging.py) when that uid cannot reach the Python runtime: there it finds the runtime at its own
 path, as the sandbox shows it, so every module it loads has the paths a bot would see.
 
-Requests and replies are JSON messages on a SOCK_SEQPACKET socket pair, one per sandbox, the descriptors going as
-SCM_RIGHTS. The fork server ends when this process's end of the socket closes, i.e. when this process ends.
+Requests and replies are JSON messages on two SOCK_SEQPACKET socket pairs (one to the fork server's launcher, which
+starts each sandbox's bwrap, one to the fork server, which puts the harness into it), the descriptors going as
+SCM_RIGHTS. The fork server and its launcher end when this process's ends of the sockets close, i.e. when this
+process ends.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ from bots.sandbox.bwrap import (
 
 SANDBOX_ENV = {"HOME": "/tmp", "TMPDIR": "/tmp", "MALLOC_ARENA_MAX": "2"}  # bwrap's --clearenv and --setenv
 START_SECONDS = 10.0
+# Whether the fork server joins each sandbox's PID namespace itself (from a user namespace of its own) to fork the
+# harness straight into it; where it cannot, or with this off, a monitor forked per sandbox joins it instead
+JOIN_PID_NAMESPACE = True
+MONITORS = "--monitors"  # the fork server's argument that turns it off (zygote.py)
 FOLDER_PREFIX = "thegame-zygote-"  # then the runner's pid and a random part
 SOURCES = {  # compiled name: source
     "zygote.pyc": Path(__file__).with_name("zygote.py"),
@@ -57,22 +63,34 @@ class ForkServer:
             staged = staging.staged_runtime(runtime.prefix, uid, gid)  # where it runs the runtime at its own path
         prefix = staging.launch_prefix(uid, gid, staged) if switch else []
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        launches, launcher_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        passed = [theirs.fileno(), launcher_end.fileno()]
         try:
             self.process = subprocess.Popen(
-                [*prefix, runtime.executable, *PYTHON_FLAGS, str(self.folder / "zygote.pyc"), str(theirs.fileno())],
+                [
+                    *prefix,
+                    runtime.executable,
+                    *PYTHON_FLAGS,
+                    str(self.folder / "zygote.pyc"),
+                    *map(str, passed),
+                    *([] if JOIN_PID_NAMESPACE else [MONITORS]),
+                ],  # fmt: skip
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
-                pass_fds=[theirs.fileno()],
+                pass_fds=passed,
                 env=SANDBOX_ENV,
                 cwd="/",
             )
         except OSError as error:
+            ours.close()
+            launches.close()
             raise SandboxUnavailable(f"cannot start the fork server: {error}") from error
         finally:
-            theirs_fd = theirs.detach()
-        os.close(theirs_fd)
+            theirs.close()
+            launcher_end.close()
         self.control = ours
+        self.launches = launches
         config = {
             "seccomp": seccomp.filter_bpf().hex(),
             "harness_dir": str(self.folder),
@@ -80,16 +98,19 @@ class ForkServer:
         try:
             self.control.settimeout(START_SECONDS)
             self.control.send(json.dumps(config).encode())
-            ready = self.control.recv(1 << 16)
-        except OSError as error:
-            ready = f"no answer: {error}".encode()
-        if ready != b'{"ready": true}':
+            ready = json.loads(self.control.recv(1 << 16) or b"{}")
+        except (OSError, ValueError) as error:
+            ready = {"error": f"no answer: {error}"}
+        if ready.get("ready") is not True:
             self.close()
             error = self.process.stderr.read().decode("utf-8", "replace").strip()[-2000:]
-            raise SandboxUnavailable(f"the fork server did not start ({ready[:200]!r}): {error}")
+            raise SandboxUnavailable(f"the fork server did not start ({str(ready)[:200]}): {error}")
         self.process.stderr.close()  # it writes nothing there once started
         self.control.settimeout(None)
+        self.launcher_pid: int = ready["launcher"]
+        self.joins_pid: bool = ready["joins_pid"]  # whether it forks each harness itself (else through a monitor)
         self.lock = threading.Lock()
+        self.launch_lock = threading.Lock()
 
     @property
     def alive(self) -> bool:
@@ -101,7 +122,7 @@ class ForkServer:
         """Have the fork server start `argv` (bwrap) with `env` and each of `fds` at its place in it, as its own child,
         in a new session; its PID and a pidfd on it."""
         message = json.dumps({"launch": argv, "env": env, "fds": list(fds), "places": places}).encode()
-        reply, pidfds = self._ask(message, list(fds.values()))
+        reply, pidfds = self._ask(self.launches, self.launch_lock, message, list(fds.values()))
         if "error" in reply or len(pidfds) != 1:
             for fd in pidfds:
                 os.close(fd)
@@ -110,33 +131,44 @@ class ForkServer:
 
     def spawn(self, fds: dict[str, int], bot_dir: str, settings: list[str], sandbox: dict[str, Any]) -> int:
         """Have the fork server put a harness into the sandbox `sandbox` names (bwrap's PID, its child's, and the
-        seconds it may take to be built), with the pipes and pidfds in `fds`; the monitor's pid."""
+        seconds it may take to be built), with the pipes and pidfds in `fds`; the PID of the process it forked (the
+        harness, or its monitor)."""
         message = json.dumps({"fds": list(fds), "bot_dir": bot_dir, "settings": settings, **sandbox}).encode()
-        reply, _ = self._ask(message, list(fds.values()))
+        reply, _ = self._ask(self.control, self.lock, message, list(fds.values()))
         if "error" in reply:
             raise SandboxUnavailable(f"cannot put the bot into its sandbox: {reply['error']}")
-        return reply["monitor"]
+        return reply["harness"]
 
-    def _ask(self, message: bytes, fds: list[int]) -> tuple[dict[str, Any], list[int]]:
-        """Send one request with `fds`; its reply and the descriptors that came with it (this process's now, and
-        close-on-exec)."""
+    @staticmethod
+    def _ask(
+        channel: socket.socket, lock: threading.Lock, message: bytes, fds: list[int]
+    ) -> tuple[dict[str, Any], list[int]]:
+        """Send one request with `fds` on `channel`; its reply and the descriptors that came with it (this process's
+        now, and close-on-exec)."""
         received: list[int] = []
-        with self.lock:
+        with lock:
             try:
-                socket.send_fds(self.control, [message], fds)
-                data, received, _, _ = socket.recv_fds(self.control, 1 << 16, 1, socket.MSG_CMSG_CLOEXEC)
+                socket.send_fds(channel, [message], fds)
+                data, received, _, _ = socket.recv_fds(channel, 1 << 16, 1, socket.MSG_CMSG_CLOEXEC)
                 reply = json.loads(data or b'{"error": "the fork server has ended"}')
             except (OSError, ValueError) as error:
                 reply = {"error": f"the fork server did not answer: {error}"}
         return reply, received
 
     def cpu_seconds(self) -> float:
-        """CPU time of the fork server and of the monitors it has reaped (with their harnesses), so far."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+        """CPU time of the fork server, its launcher, and what they have reaped (harnesses, bwraps), so far."""
+        ticks = 0
+        for pid in (self.process.pid, self.launcher_pid):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except FileNotFoundError:
+                continue
+            ticks += sum(int(value) for value in fields[11:15])
+        return ticks / os.sysconf("SC_CLK_TCK")
 
     def close(self) -> None:
         self.control.close()
+        self.launches.close()
         try:
             self.process.wait(START_SECONDS)
         except subprocess.TimeoutExpired:
@@ -171,6 +203,7 @@ def _forget_after_fork() -> None:
     """In a forked child: the parent's fork servers are the parent's (its sockets are closed here)."""
     for server in _servers.values():
         server.control.close()
+        server.launches.close()
     _servers.clear()
 
 

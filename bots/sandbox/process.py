@@ -4,17 +4,17 @@ kill that leaves nothing behind.
 bubblewrap builds the sandbox (its namespaces, its file system, its /tmp) exactly as it would for running the harness
 itself, and holds its child blocked just before the exec (`--block-fd`); that child is PID 1 of the sandbox's PID
 namespace and never runs anything. The runner hands the sandbox's namespaces to its fork server (forkserver.py,
-zygote.py), whose monitor joins them and forks the harness there, PID 2; the harness is put into the sandbox's
-cgroups before it runs anything of the bot's. Launching a sandbox only starts bwrap and `join` waits for its build,
-so a match launches both seats' sandboxes before it joins the first: their builds overlap. SIGKILL to PID 1
-(through a pidfd, immune to PID reuse) ends every process of the sandbox at once; bwrap then exits and is reaped by
-the fork server, and the monitor reports how the harness ended on its info pipe.
+zygote.py), which forks the harness into them, PID 2; the harness is put into the sandbox's cgroups before it runs
+anything of the bot's. Launching a sandbox only starts bwrap and `join` waits for its build, so a match launches
+both seats' sandboxes before it joins the first: their builds overlap. SIGKILL to PID 1 (through a pidfd, immune to
+PID reuse) ends every process of the sandbox at once; bwrap then exits and is reaped by the fork server's launcher,
+and the fork server reports how the harness ended on the sandbox's info socket.
 
-The runner does not start bwrap itself: its fork server does (posix_spawn), which already runs as the sandbox's uid
-where the Python runtime is reachable (staging.py), so no launcher program (`nsenter`, `setpriv`, `unshare`) has to
-be started first to get there (on a virtual machine, each program started costs the best part of a millisecond of
-CPU). bwrap runs unprivileged, as that uid, and makes the sandbox's user namespaces itself. It is the fork server's
-child, which reaps it; the runner watches it through a pidfd.
+The runner does not start bwrap itself: its fork server's launcher does (posix_spawn), which already runs as the
+sandbox's uid where the Python runtime is reachable (staging.py), so no launcher program (`nsenter`, `setpriv`,
+`unshare`) has to be started first to get there (on a virtual machine, each program started costs the best part of
+a millisecond of CPU). bwrap runs unprivileged, as that uid, and makes the sandbox's user namespaces itself, inside
+the fork server's. It is the launcher's child, which reaps it; the runner watches it through a pidfd.
 
 A turn ends when the harness has replied and stopped itself (harness.py): the runner reads the reply, checks in
 /proc that every thread of the process is stopped, and only then goes on; with the next request it checks that the
@@ -70,7 +70,8 @@ class SandboxProcess:
         self.kill_sent = False  # SIGKILL sent (send_kill); killed: also reaped and released
         self.deadline = 0.0  # of the request in progress (perf_counter time)
         self.announced = False  # the harness has spoken: from here on, everything is the bot's doing
-        self.exit_status: int | None = None  # the harness's, as the monitor reported it
+        self.exit_status: int | None = None  # the harness's, as the fork server reported it
+        self.join_error: str | None = None  # why the harness could not join the sandbox, as it reported it
         self.pidfd: int | None = None  # the harness's
         self.init_pidfd: int | None = None  # PID 1's (bwrap's blocked child): SIGKILL to it ends the sandbox
         self.child_pid: int | None = None  # the harness, as the host sees it
@@ -78,14 +79,14 @@ class SandboxProcess:
         self.stat_fd: int | None = None  # /proc/<harness>/stat, read for its state
         self.cpu_clock: int | None = None  # the harness's CPU time (pause.cpu_clock)
         self.cpu_at_stop: int | None = None  # its value when the last turn ended, in nanoseconds
-        self.status_fd: int | None = None  # the monitor's reports: a SOCK_SEQPACKET socket, one JSON message each
-        self.monitor_ended = False  # its reports closed: by the harness's exit report, or by the monitor's death
+        self.status_fd: int | None = None  # the fork server's reports: a SOCK_SEQPACKET socket, one JSON message each
+        self.reports_ended = False  # closed: after the harness's exit report, or by the fork server's death
         self.stdin = self.stdout = self.stderr = None
         self.stderr_open = False
         self.poller = select.poll()
         self.log_waiter = select.poll()  # the log pipe alone: whether it has anything to read
         self.joined = False  # the harness is in the sandbox (join)
-        self.bwrap_pid: int | None = None  # a child of the fork server's
+        self.bwrap_pid: int | None = None  # a child of the fork server's launcher
         self.bwrap_pidfd: int | None = None
         self.bwrap_errors_fd: int | None = None  # what bwrap says on stderr (why it could not build the sandbox)
         self.bwrap_info_fd: int | None = None  # bwrap's info pipe, until it has said where PID 1 is
@@ -190,14 +191,14 @@ class SandboxProcess:
         sandbox_fds: dict[str, int] = {}
         ours: list[int] = []
         try:
-            # the fork server's monitor opens the sandbox's namespaces by PID; these tell it that neither was reused
+            # the fork server opens the sandbox's namespaces by PID; these tell it that neither was reused
             sandbox_fds["bwrap"] = os.dup(self.bwrap_pidfd)
             sandbox_fds["init"] = os.dup(self.init_pidfd)
             sandbox_fds["requests"], self.stdin = os.pipe2(os.O_CLOEXEC)
             self.stdout, sandbox_fds["replies"] = os.pipe2(os.O_CLOEXEC)
             self.stderr, sandbox_fds["stderr"] = os.pipe2(os.O_CLOEXEC)
-            reports, monitor_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            self.status_fd, sandbox_fds["info"] = reports.detach(), monitor_end.detach()
+            reports, reporter = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            self.status_fd, sandbox_fds["info"] = reports.detach(), reporter.detach()
             os.set_inheritable(self.status_fd, False)
             admit = None
             if self.cgroup is not None:
@@ -215,15 +216,17 @@ class SandboxProcess:
                 os.close(fd)
         try:
             if admit is not None:
-                # bwrap and PID 1 while the fork server's monitor joins the sandbox: a cgroup v1 move waits for an
-                # RCU grace period, which the monitor's work then overlaps, and the harness's move soon after finds
-                # it passed
+                # bwrap and PID 1 while the harness joins the sandbox: a cgroup v1 move waits for an RCU grace
+                # period, which the harness's joining then overlaps, and its own move soon after finds it passed
                 self._enter_cgroup((self.bwrap_pid, self.init_pid))
             self.child_pid, self.pidfd = self._await_harness(deadline)
-            self.stat_fd = os.open(f"/proc/{self.child_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                self.stat_fd = os.open(f"/proc/{self.child_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:
+                pass  # it has ended, and been reaped, already
             self.cpu_clock = pause.cpu_clock(self.child_pid)
-            if _exited(self.pidfd):  # opened by PID: only if it still runs is that file its own
-                raise SandboxUnavailable("the harness ended before it ran anything of the bot's")
+            if self.stat_fd is None or _exited(self.pidfd):  # opened by PID: only if it still runs is it its own
+                raise SandboxUnavailable(f"the harness ended before it ran anything of the bot's: {self._why_ended()}")
             if admit is not None:
                 self._enter_cgroup((self.child_pid,))
                 os.write(admit, b"\n")  # the harness may go on: it runs nothing of the bot's outside its cgroups
@@ -246,21 +249,35 @@ class SandboxProcess:
         return parent == self.bwrap_pid and not _exited(self.bwrap_pidfd)
 
     def _await_harness(self, deadline: float) -> tuple[int, int]:
-        """The monitor's first report: the harness's host PID and a pidfd on it (an error report says why the join
-        failed)."""
+        """The fork server's first report: the harness's host PID and a pidfd on it (an error report says why it
+        could not fork it)."""
         waiter = select.poll()
         waiter.register(self.status_fd, select.POLLIN)
         remaining = deadline - time.perf_counter()
         if remaining <= 0 or not waiter.poll(remaining * 1000 + 1):
-            raise SandboxUnavailable("the fork server's monitor did not report in time")
+            raise SandboxUnavailable("the fork server did not report the harness in time")
         with socket.socket(fileno=os.dup(self.status_fd)) as reports:
             data, pidfds, _, _ = socket.recv_fds(reports, 4096, 1, socket.MSG_CMSG_CLOEXEC)
-        report = json.loads(data or b'{"error": "the fork server\'s monitor ended without a report"}')
+        report = json.loads(data or b'{"error": "the fork server ended without a report"}')
         if "harness-pid" not in report or len(pidfds) != 1:
             for fd in pidfds:
                 os.close(fd)
             raise SandboxUnavailable(f"the fork server could not put the bot into its sandbox: {report.get('error')}")
         return report["harness-pid"], pidfds[0]
+
+    def _why_ended(self) -> str:
+        """What a harness that ended before running anything of the bot's reported (why it could not join its
+        sandbox), read from the fork server's reports until its exit report, at most half a second."""
+        waiter = select.poll()
+        waiter.register(self.status_fd, select.POLLIN)
+        while waiter.poll(500):
+            data = os.read(self.status_fd, 4096)
+            report = json.loads(data or b'{"exit": null}')
+            if "error" in report:
+                return report["error"]
+            if "exit" in report:
+                break
+        return "it did not say why"
 
     def _enter_cgroup(self, pids: tuple[int, ...]) -> None:
         """Put `pids` (bwrap, PID 1, the harness held back before it runs anything of the bot's) into the cgroups."""
@@ -476,9 +493,10 @@ class SandboxProcess:
         oom = self.cgroup is not None and self.cgroup.oom_killed()
         self.kill()
         if not self.announced:  # it died before running any of the bot's code: the host failed
-            raise SandboxUnavailable(f"the sandbox could not start (exit {status}): {self.log_tail()}")
-        if status is None and self.monitor_ended:  # its monitor died (the fork server did): not the bot's doing
-            raise SandboxUnavailable(f"the sandbox's monitor ended while handling {request_type!r}")
+            why = self.join_error or self.log_tail()
+            raise SandboxUnavailable(f"the sandbox could not start (exit {status}): {why}")
+        if status is None and self.reports_ended:  # the fork server died: not the bot's doing
+            raise SandboxUnavailable(f"the sandbox's fork server ended while handling {request_type!r}")
         termination, detail = _classify(status, oom)
         raise BotFailure(termination, f"the sandbox {detail} while handling {request_type!r}", self.log_tail())
 
@@ -488,15 +506,17 @@ class SandboxProcess:
         except BlockingIOError:
             return
         if data:
-            self.exit_status = json.loads(data).get("exit", self.exit_status)
+            report = json.loads(data)
+            self.exit_status = report.get("exit", self.exit_status)
+            self.join_error = report.get("error", self.join_error)
         if not data or self.exit_status is not None:
-            self.monitor_ended = True
+            self.reports_ended = True
             self.poller.unregister(self.status_fd)
             os.close(self.status_fd)
             self.status_fd = None
 
     def _wait_exit(self, timeout: float) -> int | None:
-        """The harness's exit status (as bwrap would pass it on) once the monitor has reported it, or None."""
+        """The harness's exit status (as bwrap would pass it on) once the fork server has reported it, or None."""
         deadline = time.perf_counter() + timeout
         waiter = select.poll()
         if self.status_fd is not None:

@@ -15,6 +15,8 @@ from bots.sandbox.bwrap import python_runtime
 from bots.sandbox.limits import SandboxLimits
 from games import Termination
 
+CAP_SYS_ADMIN = 21
+
 WHO_AM_I = """
 import os, random, sys
 def play(observation):
@@ -65,15 +67,25 @@ def test_each_bot_is_a_fresh_copy_seen_from_inside(sandbox_works, who_am_i):
 def test_the_fork_server_runs_as_the_sandbox_with_nothing_of_the_runner(sandbox_works, who_am_i):
     with SandboxedPlayer(who_am_i) as player:
         player.start(10)
-    pid = _server().process.pid
-    status = {line.split(":")[0]: line.split()[1:] for line in Path(f"/proc/{pid}/status").read_text().splitlines()}
+    server = _server()
     uid, gid, _ = SandboxLimits().identity()
-    assert status["Uid"] == [str(uid)] * 4 and status["Gid"] == [str(gid)] * 4
-    assert status["CapEff"] == ["0000000000000000"]
-    environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    assert sorted(filter(None, environment)) == [b"HOME=/tmp", b"MALLOC_ARENA_MAX=2", b"TMPDIR=/tmp"]
-    if os.geteuid() == 0:
-        assert status["Groups"] == []
+    for pid in (server.process.pid, server.launcher_pid):
+        status = _status(pid)
+        assert status["Uid"] == [str(uid)] * 4 and status["Gid"] == [str(gid)] * 4
+        environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        assert sorted(filter(None, environment)) == [b"HOME=/tmp", b"MALLOC_ARENA_MAX=2", b"TMPDIR=/tmp"]
+        if os.geteuid() == 0:
+            assert status["Groups"] == []
+    # what capability it keeps is in a user namespace of its own, which owns nothing of the host's; the launcher,
+    # which starts every bwrap, keeps none
+    assert os.readlink(f"/proc/{server.process.pid}/ns/user") != os.readlink("/proc/self/ns/user")
+    assert _status(server.process.pid)["CapEff"] == [f"{1 << CAP_SYS_ADMIN:016x}"]
+    assert _status(server.launcher_pid)["CapEff"] == ["0000000000000000"]
+
+
+def _status(pid: int) -> dict[str, list[str]]:
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return {line.split(":")[0]: line.split()[1:] for line in lines}
 
 
 def test_a_dead_fork_server_is_started_again(sandbox_works, who_am_i):
@@ -104,12 +116,12 @@ def test_a_fork_server_dying_mid_match_is_the_hosts_failure_not_the_bots(sandbox
         player.start(10)
         player.play({}, 5)
         server = _server()
-        os.kill(server.process.pid, signal.SIGKILL)  # its monitors die with it, and their harnesses with them
+        os.kill(server.process.pid, signal.SIGKILL)  # its harnesses die with it
         server.process.wait()
         harness_ended = select.poll()
         harness_ended.register(player._sandbox.pidfd, select.POLLIN)
-        assert harness_ended.poll(5000), "the harness outlived its monitor"
-        with pytest.raises(SandboxUnavailable, match="monitor ended"):
+        assert harness_ended.poll(5000), "the harness outlived its fork server"
+        with pytest.raises(SandboxUnavailable, match="fork server ended"):
             player.play({}, 5)
 
 

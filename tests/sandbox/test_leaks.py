@@ -25,9 +25,10 @@ GAMES_PER_MATCH = 50
 
 
 def _children() -> list[int]:
-    """This process's children but its fork servers (which live as long as it does, by design), and the fork servers'
-    children (each sandbox's bwrap and monitor, which they reap)."""
-    servers = {server.process.pid for server in forkserver.running_servers()}
+    """This process's children but its fork servers and their launchers (which live as long as it does, by design),
+    and theirs (each sandbox's harness and bwrap, which they reap)."""
+    running = forkserver.running_servers()
+    servers = {pid for server in running for pid in (server.process.pid, server.launcher_pid)}
     parents = {str(pid) for pid in (os.getpid(), *servers)}
     found = []
     for entry in os.listdir("/proc"):

@@ -344,12 +344,14 @@ def test_a_sandbox_whose_launcher_cannot_start_is_a_clear_error_and_leaves_nothi
         assert player.play({}, 1)[0] == {"plays": []}
 
 
-def test_bwrap_is_the_fork_servers_child_and_holds_nothing_of_it(sandbox_works, counter_bot):
+def test_bwrap_is_the_launchers_child_and_holds_nothing_of_it(sandbox_works, counter_bot):
     with SandboxedPlayer(counter_bot) as player:
         player.start(10)
         bwrap = player._sandbox.bwrap_pid
-        servers = [server.process.pid for server in forkserver.running_servers()]
-        assert int(Path(f"/proc/{bwrap}/stat").read_text().rpartition(")")[2].split()[1]) in servers
+        launchers = [server.launcher_pid for server in forkserver.running_servers()]
+        assert int(Path(f"/proc/{bwrap}/stat").read_text().rpartition(")")[2].split()[1]) in launchers
+        # in the runner's PID namespace: the PIDs it and bwrap report are the runner's
+        assert os.readlink(f"/proc/{bwrap}/ns/pid") == os.readlink("/proc/self/ns/pid")
         held = {os.readlink(f"/proc/{bwrap}/fd/{fd}") for fd in os.listdir(f"/proc/{bwrap}/fd")}
         assert not [target for target in held if target.startswith("socket:")], held  # no control socket
         assert os.getsid(bwrap) == bwrap  # a session of its own, so its process group is its own
