@@ -23,6 +23,7 @@ import socket
 import subprocess
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -129,30 +130,49 @@ class ForkServer:
             raise SandboxUnavailable(f"cannot start the sandbox: {reply.get('error', 'no pidfd on bwrap')}")
         return reply["bwrap"], pidfds[0]
 
-    def spawn(self, fds: dict[str, int], bot_dir: str, settings: list[str], sandbox: dict[str, Any]) -> int:
+    def spawn(
+        self,
+        fds: dict[str, int],
+        bot_dir: str,
+        settings: list[str],
+        sandbox: dict[str, Any],
+        meanwhile: Callable[[], None] | None = None,
+    ) -> int:
         """Have the fork server put a harness into the sandbox `sandbox` names (bwrap's PID, its child's, and the
         seconds it may take to be built), with the pipes and pidfds in `fds`; the PID of the process it forked (the
-        harness, or its monitor)."""
+        harness, or its monitor). `meanwhile` is called while the fork server works, before its reply is awaited."""
         message = json.dumps({"fds": list(fds), "bot_dir": bot_dir, "settings": settings, **sandbox}).encode()
-        reply, _ = self._ask(self.control, self.lock, message, list(fds.values()))
+        reply, _ = self._ask(self.control, self.lock, message, list(fds.values()), meanwhile)
         if "error" in reply:
             raise SandboxUnavailable(f"cannot put the bot into its sandbox: {reply['error']}")
         return reply["harness"]
 
     @staticmethod
     def _ask(
-        channel: socket.socket, lock: threading.Lock, message: bytes, fds: list[int]
+        channel: socket.socket,
+        lock: threading.Lock,
+        message: bytes,
+        fds: list[int],
+        meanwhile: Callable[[], None] | None = None,
     ) -> tuple[dict[str, Any], list[int]]:
-        """Send one request with `fds` on `channel`; its reply and the descriptors that came with it (this process's
-        now, and close-on-exec)."""
+        """Send one request with `fds` on `channel` and call `meanwhile`; the reply and the descriptors that came with
+        it (this process's now, and close-on-exec). The reply is read even when `meanwhile` raises, which then
+        propagates."""
         received: list[int] = []
         with lock:
             try:
                 socket.send_fds(channel, [message], fds)
-                data, received, _, _ = socket.recv_fds(channel, 1 << 16, 1, socket.MSG_CMSG_CLOEXEC)
-                reply = json.loads(data or b'{"error": "the fork server has ended"}')
-            except (OSError, ValueError) as error:
-                reply = {"error": f"the fork server did not answer: {error}"}
+            except OSError as error:
+                return {"error": f"the fork server did not answer: {error}"}, received
+            try:
+                if meanwhile is not None:
+                    meanwhile()
+            finally:
+                try:
+                    data, received, _, _ = socket.recv_fds(channel, 1 << 16, 1, socket.MSG_CMSG_CLOEXEC)
+                    reply = json.loads(data or b'{"error": "the fork server has ended"}')
+                except (OSError, ValueError) as error:
+                    reply = {"error": f"the fork server did not answer: {error}"}
         return reply, received
 
     def cpu_seconds(self) -> float:

@@ -90,6 +90,7 @@ class SandboxProcess:
         self.bwrap_pidfd: int | None = None
         self.bwrap_errors_fd: int | None = None  # what bwrap says on stderr (why it could not build the sandbox)
         self.bwrap_info_fd: int | None = None  # bwrap's info pipe, until it has said where PID 1 is
+        self.admit_fd: int | None = None  # a byte on it lets the harness run the bot, once it is in its cgroups
         uid, gid, switch = limits.identity()
         self.startup_deadline = time.perf_counter() + startup_seconds
         scheduling.wait_without_preempting()  # before the fork server starts: it inherits the policy
@@ -189,7 +190,6 @@ class SandboxProcess:
         if not self._is_bwraps_child(self.init_pid):  # bwrap reaps its child: the PID may be another's by now
             raise SandboxUnavailable(f"the sandbox ended as it was built: {self._bwrap_errors()}")
         sandbox_fds: dict[str, int] = {}
-        ours: list[int] = []
         try:
             # the fork server opens the sandbox's namespaces by PID; these tell it that neither was reused
             sandbox_fds["bwrap"] = os.dup(self.bwrap_pidfd)
@@ -200,39 +200,35 @@ class SandboxProcess:
             reports, reporter = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             self.status_fd, sandbox_fds["info"] = reports.detach(), reporter.detach()
             os.set_inheritable(self.status_fd, False)
-            admit = None
             if self.cgroup is not None:
-                sandbox_fds["admit"], admit = os.pipe2(os.O_CLOEXEC)
-                ours.append(admit)
+                sandbox_fds["admit"], self.admit_fd = os.pipe2(os.O_CLOEXEC)
             settings = [f"{name}={value}" for name, value in self.limits.rlimits().items()]
             sandbox = {
                 "init_pid": self.init_pid,
                 "tmp": scratch.remount_options(self.limits.scratch_bytes, self.limits.scratch_files),
                 "timeout": deadline - time.perf_counter(),
             }
-            server.spawn(sandbox_fds, bot_dir="/bot", settings=settings, sandbox=sandbox)
+            # bwrap and PID 1 into the cgroups while the fork server forks the harness into the sandbox: a cgroup v1
+            # move waits for an RCU grace period, which the fork server's work then overlaps, and the harness's own
+            # move soon after finds it passed
+            enter = (lambda: self._enter_cgroup((self.bwrap_pid, self.init_pid))) if self.cgroup else None
+            server.spawn(sandbox_fds, bot_dir="/bot", settings=settings, sandbox=sandbox, meanwhile=enter)
         finally:
             for fd in sandbox_fds.values():
                 os.close(fd)
+        self.child_pid, self.pidfd = self._await_harness(deadline)
         try:
-            if admit is not None:
-                # bwrap and PID 1 while the harness joins the sandbox: a cgroup v1 move waits for an RCU grace
-                # period, which the harness's joining then overlaps, and its own move soon after finds it passed
-                self._enter_cgroup((self.bwrap_pid, self.init_pid))
-            self.child_pid, self.pidfd = self._await_harness(deadline)
-            try:
-                self.stat_fd = os.open(f"/proc/{self.child_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
-            except FileNotFoundError:
-                pass  # it has ended, and been reaped, already
-            self.cpu_clock = pause.cpu_clock(self.child_pid)
-            if self.stat_fd is None or _exited(self.pidfd):  # opened by PID: only if it still runs is it its own
-                raise SandboxUnavailable(f"the harness ended before it ran anything of the bot's: {self._why_ended()}")
-            if admit is not None:
-                self._enter_cgroup((self.child_pid,))
-                os.write(admit, b"\n")  # the harness may go on: it runs nothing of the bot's outside its cgroups
-        finally:
-            for fd in ours:
-                os.close(fd)
+            self.stat_fd = os.open(f"/proc/{self.child_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            pass  # it has ended, and been reaped, already
+        self.cpu_clock = pause.cpu_clock(self.child_pid)
+        if self.stat_fd is None or _exited(self.pidfd):  # opened by PID: only if it still runs is it its own
+            raise SandboxUnavailable(f"the harness ended before it ran anything of the bot's: {self._why_ended()}")
+        if self.admit_fd is not None:
+            self._enter_cgroup((self.child_pid,))
+            os.write(self.admit_fd, b"\n")  # the harness may go on: it runs nothing of the bot's outside its cgroups
+            os.close(self.admit_fd)
+            self.admit_fd = None
         for fd in (self.stdin, self.stdout, self.stderr, self.status_fd):
             os.set_blocking(fd, False)
             if fd != self.stdin:
@@ -568,7 +564,7 @@ class SandboxProcess:
         self.drain_log()
         self.stderr_open = False
         fds = ("stdin", "stdout", "stderr", "status_fd", "stat_fd", "pidfd", "init_pidfd", "bwrap_pidfd", "block_fd")
-        for name in (*fds, "bwrap_info_fd", "bwrap_errors_fd"):
+        for name in (*fds, "bwrap_info_fd", "bwrap_errors_fd", "admit_fd"):
             fd = getattr(self, name, None)
             if fd is not None:
                 os.close(fd)
