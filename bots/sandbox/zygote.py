@@ -242,6 +242,7 @@ class Zygote:
         """In the harness's process, forked into the sandbox's PID namespace: join the rest of the sandbox, and make
         the process what bubblewrap makes of its child; the call that serves the bot. A failure is reported on the
         request's info socket, and the process ends."""
+        self.control.detach()  # its number may be one the harness's pipes take: closed below, never by the object
         try:
             _join(namespaces, request.tmp_options, join_pid=False)
             _call(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "death signal")
@@ -249,8 +250,10 @@ class Zygote:
                 os._exit(1)
             return self._prepare_harness(request)
         except BaseException as error:
-            _report(request.fd["info"], {"error": f"{type(error).__name__}: {error}"})
-            os._exit(1)
+            try:
+                _report(request.fd["info"], {"error": f"{type(error).__name__}: {error}"})
+            finally:
+                os._exit(1)  # never back into the fork server's loop
 
     def _fork_monitor(self, request: Request) -> int:
         pid = os.fork()
@@ -489,11 +492,11 @@ def _received_fds(ancillary: list) -> list[int]:
 def _report(channel: int, message: dict, pidfd: int | None = None) -> None:
     """One report on the request's info socket (SOCK_SEQPACKET: one message each), with a pidfd if given. Never
     waits, and a runner that has closed its end of it gets none."""
-    with socket.socket(fileno=os.dup(channel)) as reports:
-        try:
+    try:
+        with socket.socket(fileno=os.dup(channel)) as reports:
             _send(reports, message, pidfd, socket.MSG_DONTWAIT)
-        except OSError:
-            pass
+    except OSError:
+        pass
 
 
 def _send(connection: socket.socket, message: dict, pidfd: int | None = None, flags: int = 0) -> None:
