@@ -120,8 +120,8 @@ class ForkServer:
     def launch(
         self, argv: list[str], env: dict[str, str], fds: dict[str, int], places: dict[str, int]
     ) -> tuple[int, int]:
-        """Have the fork server start `argv` (bwrap) with `env` and each of `fds` at its place in it, as its own child,
-        in a new session; its PID and a pidfd on it."""
+        """Have the fork server's launcher start `argv` (bwrap) with `env` and each of `fds` at its place in it, as
+        its own child, in a new session; its PID and a pidfd on it."""
         message = json.dumps({"launch": argv, "env": env, "fds": list(fds), "places": places}).encode()
         reply, pidfds = self._ask(self.launches, self.launch_lock, message, list(fds.values()))
         if "error" in reply or len(pidfds) != 1:
