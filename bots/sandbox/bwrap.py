@@ -28,8 +28,8 @@ SANDBOX_BOT_DIR = "/bot"
 SANDBOX_HARNESS_DIR = "/harness"  # where tracebacks show the harness (it runs from the fork server's memory)
 SANDBOX_TMP = "/tmp"
 LAUNCH_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"  # where the launch finds its programs, and its PATH
-# where bwrap finds the descriptors the runner gives it (stderr, and those its command line names): the fork server
-# that starts it puts each there (zygote.Zygote._launch)
+# where bwrap finds the descriptors the runner gives it (stderr, and those its command line names): the fork server's
+# launcher, which starts it, puts each there (zygote._launch)
 BWRAP_FDS = {"stderr": 2, "info": 3, "seccomp": 4, "block": 5}
 
 

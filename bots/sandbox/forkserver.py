@@ -183,6 +183,8 @@ class ForkServer:
                 fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             except FileNotFoundError:
                 continue
+            if pid == self.launcher_pid and int(fields[1]) != self.process.pid:
+                continue  # the launcher has ended (its time is in the fork server's children's) and its PID is reused
             ticks += sum(int(value) for value in fields[11:15])
         return ticks / os.sysconf("SC_CLK_TCK")
 

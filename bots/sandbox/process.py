@@ -560,7 +560,7 @@ class SandboxProcess:
                 signal.pidfd_send_signal(self.bwrap_pidfd, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            _exited(self.bwrap_pidfd, REAP_SECONDS)  # the fork server, its parent, reaps it
+            _exited(self.bwrap_pidfd, REAP_SECONDS)  # the fork server's launcher, its parent, reaps it
         self.drain_log()
         self.stderr_open = False
         fds = ("stdin", "stdout", "stderr", "status_fd", "stat_fd", "pidfd", "init_pidfd", "bwrap_pidfd", "block_fd")

@@ -6,8 +6,8 @@ private mount namespace of this runner process alone (the host's mounts never ch
 read-only, over an empty directory that everyone may traverse, and at its own path too: a tmpfs covers the first
 directory on that path the sandbox uid cannot traverse, and holds just the folders down to the runtime. The fork
 server then runs the interpreter from its real path, which its libraries and modules are found from, and which is
-where the sandbox shows it. The fork server is started inside that namespace (`nsenter --mount`), and starts
-every sandbox's bwrap from there, so the namespace is set up once, by util-linux's `unshare` and `mount` (no fork
+where the sandbox shows it. The fork server is started inside that namespace (`nsenter --mount`), and its launcher
+starts every sandbox's bwrap from there, so the namespace is set up once, by util-linux's `unshare` and `mount` (no fork
 of the runner: forking a big worker process costs milliseconds), and kept alive by an open file descriptor on it.
 """
 
@@ -69,7 +69,7 @@ def _tool(name: str) -> str:
 
 
 def launch_prefix(uid: int, gid: int, staged: StagedRuntime | None) -> list[str]:
-    """What a root runner puts before its fork server's program (which starts every sandbox's bwrap): enter the staged
+    """What a root runner puts before its fork server's program (whose launcher starts every bwrap): enter the staged
     namespace if there is one, then drop to uid/gid for good."""
     if staged is not None:
         # through the runner's own descriptor, which stays close-on-exec: nothing of it reaches the sandbox.

@@ -1,7 +1,7 @@
 """The fork server: a warm interpreter that puts each bot's harness into the sandbox bubblewrap built for it.
 
-Started once per runner process (forkserver.py) as `python -I -S -B -X utf8 zygote.pyc FD LAUNCH_FD`, as the
-sandbox's uid, with the sandbox's environment and nothing else: it never holds anything of the runner's. It first
+Started once per runner process (forkserver.py) as `python -I -S -B -X utf8 zygote.pyc FD LAUNCH_FD [--monitors]`,
+as the sandbox's uid, with the sandbox's environment and nothing else: it never holds anything of the runner's. It first
 makes itself a user namespace of its own (our uid and gid mapped to themselves, CAP_SYS_ADMIN kept there alone, none
 over anything of the host's), and forks the launcher: a small process, which keeps no capability, that starts each
 sandbox's bubblewrap when the runner asks on LAUNCH_FD (posix_spawn, as its child, in the runner's PID namespace: so
@@ -156,7 +156,12 @@ class Launch:
 
 
 class Zygote:
-    """Serves the runner's requests to put a harness into a sandbox, and reports how each harness ended."""
+    """Serves the runner's requests to put a harness into a sandbox, and reports how each harness ended.
+
+    Once it has forked a harness, its children's PID namespace stays that sandbox's (it cannot go back to the host's):
+    so it forks nothing but harnesses, each after joining its own sandbox's PID namespace, and the launcher starts
+    every other process. It serves one request at a time, which may wait for a sandbox to be built: the runner's
+    thread that asked waits too, so harnesses exiting meanwhile are reaped once it is answered."""
 
     def __init__(self, control: socket.socket, config: dict, launcher: int, joins_pid: bool) -> None:
         self.control = control
@@ -203,7 +208,7 @@ class Zygote:
         """Fork the harness into the sandbox (or, where this fork server cannot join PID namespaces, a monitor that
         does); its PID, or the monitor's. The child's pidfd is watched: its exit is reaped and reported."""
         if not self.joins_pid:
-            return self._watch(self._fork_monitor(request), None)
+            return self._watch(self._fork_monitor(request), None)  # which reports the harness itself
         namespaces = _sandbox_namespaces(request)
         try:
             # our children's PID namespace from now on: the next fork is the sandbox's PID 2 (the next request's
@@ -216,14 +221,26 @@ class Zygote:
         if harness == 0:
             raise EnterHarness(self._enter_harness(request, namespaces))  # which closes them once it has joined
         _close(namespaces)
-        info = os.dup(request.fd["info"])
-        pidfd = os.pidfd_open(harness)
-        _report(info, {"harness-pid": harness}, pidfd)  # the pidfd: no PID reuse can fool the runner
-        return self._watch(harness, info, pidfd)
+        return self._watch(harness, request.fd["info"])
 
-    def _watch(self, pid: int, info: int | None, pidfd: int | None = None) -> int:
-        pidfd = os.pidfd_open(pid) if pidfd is None else pidfd
-        self.children[pidfd] = info
+    def _watch(self, pid: int, info: int | None) -> int:
+        """Watch our new child `pid` until it exits (the poll loop reaps it); with `info`, its harness's socket,
+        report its host PID there, with a pidfd. Should that fail (no descriptor left), the child is killed and
+        reaped at once: an unreaped harness would hold its sandbox's PID 1 from ending."""
+        pidfd = kept = None
+        try:
+            pidfd = os.pidfd_open(pid)
+            if info is not None:
+                kept = os.dup(info)
+                _report(kept, {"harness-pid": pid}, pidfd)  # the pidfd: no PID reuse can fool the runner
+        except BaseException:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            for descriptor in (pidfd, kept):
+                if descriptor is not None:
+                    os.close(descriptor)
+            raise
+        self.children[pidfd] = kept
         self.poller.register(pidfd, select.POLLIN)  # readable once it has exited, never on its stops
         return pid
 
@@ -258,10 +275,10 @@ class Zygote:
     def _fork_monitor(self, request: Request) -> int:
         pid = os.fork()
         if pid == 0:
-            for descriptor in (*self.children, *filter(None, self.children.values())):  # other sandboxes'
-                os.close(descriptor)
-            self.control.close()
             try:
+                self.control.close()  # first: nothing of this process may ever answer the runner
+                for descriptor in (*self.children, *filter(None, self.children.values())):  # other sandboxes'
+                    os.close(descriptor)
                 code = self._monitor(request)
             except EnterHarness:
                 raise  # this is the harness's process now, on its way to main()
