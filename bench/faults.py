@@ -588,18 +588,35 @@ def wait_playing(drill: Drill, name: str) -> int:
     found: list[int] = []
 
     def playing() -> bool:
-        pool = {str(pid): pid for pid in pool_processes(drill, name)}
-        claims = drill.query("SELECT claimed_by FROM arena_match WHERE status = 'running'")
-        found[:] = [pool[pid] for (claimed,) in claims if (pid := claimed.rpartition(":")[2]) in pool]
+        found[:] = playing_pool_processes(drill, name)
         return bool(found)
 
     wait_until(f"{name} to be playing a match", playing, 60)
     return found[0]
 
 
+def playing_pool_processes(drill: Drill, name: str) -> list[int]:
+    """The pool processes of `name` that hold a running match's claim."""
+    pool = {str(pid): pid for pid in pool_processes(drill, name)}
+    claims = drill.query("SELECT claimed_by FROM arena_match WHERE status = 'running'")
+    return [pool[pid] for (claimed,) in claims if (pid := claimed.rpartition(":")[2]) in pool]
+
+
 def kill_worker(drill: Drill) -> None:
-    """SIGKILL w1's whole process group while one of its pool processes plays a match; start it again 2 s later."""
-    wait_playing(drill, "w1")
+    """SIGKILL w1's whole process group while one of its pool processes plays a match; start it again 2 s later.
+
+    A match may take a tenth of a second, so the group is frozen (SIGSTOP) first and killed only if one of its pool
+    processes still holds a running match then; else it goes on and the next match is aimed at."""
+    group = drill.processes["w1"].pid
+    deadline = time.monotonic() + 60
+    while True:
+        wait_playing(drill, "w1")
+        os.killpg(group, signal.SIGSTOP)
+        if playing_pool_processes(drill, "w1"):
+            break
+        os.killpg(group, signal.SIGCONT)
+        if time.monotonic() > deadline:
+            raise SystemExit("w1 never held a running match when frozen")
     drill.kill("w1")
     time.sleep(SUPERVISOR_DELAY)
     drill.start_worker("w1")
