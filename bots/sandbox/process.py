@@ -11,7 +11,7 @@ PID reuse) ends every process of the sandbox at once; bwrap then exits and is re
 and the fork server reports how the harness ended on the sandbox's info socket.
 
 The runner does not start bwrap itself: its fork server's launcher does (posix_spawn), which already runs as the
-sandbox's uid where the Python runtime is reachable (staging.py), so no launcher program (`nsenter`, `setpriv`,
+sandbox's uid where the Python runtime is reachable (staging.py), so no helper program (`nsenter`, `setpriv`,
 `unshare`) has to be started first to get there (on a virtual machine, each program started costs the best part of
 a millisecond of CPU). bwrap runs unprivileged, as that uid, and makes the sandbox's user namespaces itself, inside
 the fork server's. It is the launcher's child, which reaps it; the runner watches it through a pidfd.
@@ -216,6 +216,12 @@ class SandboxProcess:
         finally:
             for fd in sandbox_fds.values():
                 os.close(fd)
+        for fd in (self.stdin, self.stdout, self.stderr, self.status_fd):
+            os.set_blocking(fd, False)
+            if fd != self.stdin:
+                self.poller.register(fd, select.POLLIN)
+        self.log_waiter.register(self.stderr, select.POLLIN)
+        self.stderr_open = True
         self.child_pid, self.pidfd = self._await_harness(deadline)
         try:
             self.stat_fd = os.open(f"/proc/{self.child_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
@@ -229,12 +235,6 @@ class SandboxProcess:
             os.write(self.admit_fd, b"\n")  # the harness may go on: it runs nothing of the bot's outside its cgroups
             os.close(self.admit_fd)
             self.admit_fd = None
-        for fd in (self.stdin, self.stdout, self.stderr, self.status_fd):
-            os.set_blocking(fd, False)
-            if fd != self.stdin:
-                self.poller.register(fd, select.POLLIN)
-        self.log_waiter.register(self.stderr, select.POLLIN)
-        self.stderr_open = True
 
     def _is_bwraps_child(self, pid: int) -> bool:
         """Whether `pid` is (still) bwrap's child: bwrap is alive and is its parent."""
@@ -263,17 +263,9 @@ class SandboxProcess:
 
     def _why_ended(self) -> str:
         """What a harness that ended before running anything of the bot's reported (why it could not join its
-        sandbox), read from the fork server's reports until its exit report, at most half a second."""
-        waiter = select.poll()
-        waiter.register(self.status_fd, select.POLLIN)
-        while waiter.poll(500):
-            data = os.read(self.status_fd, 4096)
-            report = json.loads(data or b'{"exit": null}')
-            if "error" in report:
-                return report["error"]
-            if "exit" in report:
-                break
-        return "it did not say why"
+        sandbox), from the fork server's reports up to its exit report, awaited at most half a second."""
+        self._wait_exit(0.5)
+        return self.join_error or "it did not say why"
 
     def _enter_cgroup(self, pids: tuple[int, ...]) -> None:
         """Put `pids` (bwrap, PID 1, the harness held back before it runs anything of the bot's) into the cgroups."""

@@ -103,10 +103,16 @@ def _drop_privileges(last_cap: int) -> None:
     for cap in range(last_cap + 1):
         _call(_libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"dropping capability {cap} from the bounding set")
     _call(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clearing ambient capabilities")
-    header = _CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
-    empty = (_CapData * 2)()
-    _call(_libc.capset(ctypes.byref(header), empty), "dropping every capability")
+    _keep_capabilities(0)
     _call(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
+
+
+def _keep_capabilities(mask: int) -> None:
+    """Make `mask` (of the first 32 capabilities) our effective and permitted sets, and clear the inheritable set."""
+    header = _CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
+    sets = (_CapData * 2)()
+    sets[0].effective = sets[0].permitted = mask
+    _call(_libc.capset(ctypes.byref(header), sets), f"keeping capabilities {mask:#x} alone")
 
 
 def _cap_tmp(options: str) -> None:
@@ -558,10 +564,7 @@ def _enter_user_namespace() -> bool:
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
         with open(f"/proc/self/{name}", "w") as mapping:
             mapping.write(text)
-    header = _CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
-    kept = (_CapData * 2)()
-    kept[0].effective = kept[0].permitted = 1 << CAP_SYS_ADMIN
-    _call(_libc.capset(ctypes.byref(header), kept), "keeping CAP_SYS_ADMIN alone")
+    _keep_capabilities(1 << CAP_SYS_ADMIN)
     return True
 
 
@@ -578,8 +581,7 @@ def _start_launcher(launches: socket.socket, control: socket.socket) -> int:
         control.close()
         _call(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "death signal")
         if os.getppid() == zygote:
-            header = _CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
-            _call(_libc.capset(ctypes.byref(header), (_CapData * 2)()), "dropping every capability")
+            _keep_capabilities(0)
             signal.signal(signal.SIGCHLD, _reap_any)
             Launcher(launches).serve()
     except BaseException:
