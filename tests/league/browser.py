@@ -1,4 +1,5 @@
-"""What the browser tests share: Debian's Chromium, the window sizes, the overflow check, the screenshot folder."""
+"""What the browser tests share: Debian's Chromium, the window sizes, the overflow check, the screenshot folder,
+and Playwright beside the database."""
 
 from __future__ import annotations
 
@@ -7,8 +8,13 @@ import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from django.db import connections
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Playwright
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -46,13 +52,24 @@ def screenshot_folder(tmp_path_factory: pytest.TempPathFactory, pytestconfig: py
 
 
 @contextmanager
-def django_beside_playwright() -> Iterator[None]:
-    """Let a test call the database between browser steps: Playwright's sync API keeps an event loop in the
-    test's thread, which Django takes for async code (DJANGO_ALLOW_ASYNC_UNSAFE, restored afterwards)."""
+def playwright_beside_django() -> Iterator[Playwright]:
+    """Playwright's sync API, with the database callable between browser steps.
+
+    Playwright keeps an event loop running in the test's thread, so Django takes the test's code for async code: it
+    allows the database only with DJANGO_ALLOW_ASYNC_UNSAFE (restored afterwards), and what the test queries
+    meanwhile goes through connections of that async context, apart from the thread's own. Those are closed before
+    the loop stops: after it nothing could reach them, and their open sessions kept the test database from being
+    dropped at the end of the run."""
+    from playwright.sync_api import sync_playwright
+
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:
-        yield
+        with sync_playwright() as playwright:
+            try:
+                yield playwright
+            finally:
+                connections.close_all()
     finally:
         if previous is None:
             del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]

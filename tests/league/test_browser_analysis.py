@@ -19,7 +19,7 @@ from tests.league.browser import (
     NEEDS_CHROMIUM,
     OVERFLOW,
     SIZES,
-    django_beside_playwright,
+    playwright_beside_django,
     screenshot_folder,
 )
 
@@ -51,7 +51,6 @@ def analysed_inline(monkeypatch, settings):
 def test_analyse_shows_the_chart_the_marks_and_the_accuracy(
     live_server, transactional_db, django_user_model, make_version, analysed_inline, screenshots
 ):
-    from playwright.sync_api import sync_playwright
 
     owners = [django_user_model.objects.create_user(name, password="x") for name in ("alice", "bob")]
     log = rejected_log(sample_log("face-to-face"), 12)  # 12 turns, then an illegal one: a short analysis
@@ -60,7 +59,7 @@ def test_analyse_shows_the_chart_the_marks_and_the_accuracy(
     login.force_login(owners[1])
     session = login.cookies["sessionid"].value
     url = live_server.url + reverse("game", args=[game.pk])
-    with django_beside_playwright(), sync_playwright() as playwright:
+    with playwright_beside_django() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport=SIZES["laptop"])
         context.add_cookies([{"name": "sessionid", "value": session, "url": live_server.url}])

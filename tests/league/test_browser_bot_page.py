@@ -21,7 +21,7 @@ from tests.league.browser import (
     NEEDS_CHROMIUM,
     OVERFLOW,
     SIZES,
-    django_beside_playwright,
+    playwright_beside_django,
     screenshot_folder,
 )
 from tests.league.test_forfeit_pause import store_ladder_match
@@ -76,46 +76,43 @@ def busy_bot(transactional_db, django_user_model, make_version, record_games, pl
 
 
 def test_the_bot_page_fits_a_laptop_and_a_phone(live_server, busy_bot, screenshots):
-    from playwright.sync_api import sync_playwright
-
     owner, bot = busy_bot
     login = Client()
     login.force_login(owner)
     session = login.cookies["sessionid"].value
-    with django_beside_playwright():
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            try:
-                for size_name, size in SIZES.items():
-                    for viewer in ("visitor", "owner"):
-                        context = browser.new_context(viewport=size)
-                        if viewer == "owner":
-                            context.add_cookies([{"name": "sessionid", "value": session, "url": live_server.url}])
-                        page = context.new_page()
-                        page.goto(live_server.url + reverse("bot", args=[bot.pk]))
-                        chart = page.evaluate(CHART_BOX)
-                        page.screenshot(path=str(screenshots / f"bot-{viewer}-{size_name}.png"), full_page=True)
-                        page.screenshot(path=str(screenshots / f"bot-{viewer}-{size_name}-top.png"))
-                        page.locator("figure.chart").screenshot(path=str(screenshots / f"chart-{size_name}.png"))
-                        found = page.evaluate(OVERFLOW)
-                        assert not found["wide"], f"{viewer} at {size_name}: {found['wide'][:5]}"
-                        assert found["scrollWidth"] <= size["width"], found
-                        assert 0 < chart["width"] <= size["width"] and chart["height"] > 0.25 * chart["width"]
-                        # one layout, the card's full width (less its padding)
-                        assert chart["shown"] == 1 and chart["width"] >= 0.9 * chart["card"], chart
-                        assert chart["layout"] == ("wide" if size["width"] > 640 else "narrow")
-                        # each version's line is named in the legend, in readable text
-                        legend = page.locator(".chart-legend li")
-                        assert legend.count() == 2 and legend.first.inner_text().startswith("v2 (active): Elo")
-                        if viewer == "owner":
-                            assert page.locator(".failure pre.stderr").first.is_visible()
-                            assert page.get_by_role("button", name=f"Resume {bot.name}").is_visible()
-                        assert page.locator("#paused a").count() == 5  # the newest forfeited games
-                        assert page.locator("table.failures").is_visible()
-                        # the chart's table opens below it, in its box
-                        page.get_by_text("The rating history as a table").click()
-                        assert not page.evaluate(OVERFLOW)["wide"]
-                        assert page.evaluate(CHART_BOX) == chart  # no shift
-                        context.close()
-            finally:
-                browser.close()
+    with playwright_beside_django() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            for size_name, size in SIZES.items():
+                for viewer in ("visitor", "owner"):
+                    context = browser.new_context(viewport=size)
+                    if viewer == "owner":
+                        context.add_cookies([{"name": "sessionid", "value": session, "url": live_server.url}])
+                    page = context.new_page()
+                    page.goto(live_server.url + reverse("bot", args=[bot.pk]))
+                    chart = page.evaluate(CHART_BOX)
+                    page.screenshot(path=str(screenshots / f"bot-{viewer}-{size_name}.png"), full_page=True)
+                    page.screenshot(path=str(screenshots / f"bot-{viewer}-{size_name}-top.png"))
+                    page.locator("figure.chart").screenshot(path=str(screenshots / f"chart-{size_name}.png"))
+                    found = page.evaluate(OVERFLOW)
+                    assert not found["wide"], f"{viewer} at {size_name}: {found['wide'][:5]}"
+                    assert found["scrollWidth"] <= size["width"], found
+                    assert 0 < chart["width"] <= size["width"] and chart["height"] > 0.25 * chart["width"]
+                    # one layout, the card's full width (less its padding)
+                    assert chart["shown"] == 1 and chart["width"] >= 0.9 * chart["card"], chart
+                    assert chart["layout"] == ("wide" if size["width"] > 640 else "narrow")
+                    # each version's line is named in the legend, in readable text
+                    legend = page.locator(".chart-legend li")
+                    assert legend.count() == 2 and legend.first.inner_text().startswith("v2 (active): Elo")
+                    if viewer == "owner":
+                        assert page.locator(".failure pre.stderr").first.is_visible()
+                        assert page.get_by_role("button", name=f"Resume {bot.name}").is_visible()
+                    assert page.locator("#paused a").count() == 5  # the newest forfeited games
+                    assert page.locator("table.failures").is_visible()
+                    # the chart's table opens below it, in its box
+                    page.get_by_text("The rating history as a table").click()
+                    assert not page.evaluate(OVERFLOW)["wide"]
+                    assert page.evaluate(CHART_BOX) == chart  # no shift
+                    context.close()
+        finally:
+            browser.close()

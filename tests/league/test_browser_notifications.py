@@ -19,7 +19,7 @@ from tests.league.browser import (
     NEEDS_CHROMIUM,
     OVERFLOW,
     SIZES,
-    django_beside_playwright,
+    playwright_beside_django,
     screenshot_folder,
 )
 
@@ -57,58 +57,55 @@ def owner(transactional_db, django_user_model):
 
 
 def test_the_notification_centre_fits_both_widths_and_works_by_keyboard(live_server, owner, screenshots):
-    from playwright.sync_api import sync_playwright
-
     login = Client()
     login.force_login(owner)
     session = login.cookies["sessionid"].value
-    with django_beside_playwright():
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            try:
-                for size_name, size in SIZES.items():
-                    context = browser.new_context(viewport=size)
-                    context.add_cookies([{"name": "sessionid", "value": session, "url": live_server.url}])
-                    page = context.new_page()
-                    for name in ("notifications", "notification-settings"):
-                        page.goto(live_server.url + reverse(name))
-                        page.screenshot(path=str(screenshots / f"{name}-{size_name}.png"), full_page=True)
-                        found = page.evaluate(OVERFLOW)
-                        assert not found["wide"], f"{name} at {size_name}: {found['wide'][:5]}"
-                        assert found["scrollWidth"] <= size["width"], found
-                    context.close()
-
-                context = browser.new_context(viewport=SIZES["laptop"])
+    with playwright_beside_django() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            for size_name, size in SIZES.items():
+                context = browser.new_context(viewport=size)
                 context.add_cookies([{"name": "sessionid", "value": session, "url": live_server.url}])
                 page = context.new_page()
-                page.goto(live_server.url + reverse("notifications"))
-                assert page.locator("header .notices .count").inner_text().startswith("4")
-                # Keyboard only: tab to the first "Mark read" and press Enter.
-                first_mark = page.get_by_role("button", name="Mark read").first
-                for _ in range(40):
-                    page.keyboard.press("Tab")
-                    if first_mark.evaluate("node => node === document.activeElement"):
-                        break
-                else:
-                    raise AssertionError("Tab never reached the first Mark read button")
-                with page.expect_navigation():  # the form posts and the page comes back with one notice fewer
-                    page.keyboard.press("Enter")
-                assert page.locator("header .notices .count").inner_text().startswith("3")
-                assert Notification.objects.filter(read_at__isnull=True).count() == 3
-                page.get_by_role("button", name="Mark all read").focus()
-                with page.expect_navigation():
-                    page.keyboard.press("Enter")
-                assert page.locator("header .notices .count").count() == 0
-                page.screenshot(path=str(screenshots / "notifications-all-read-laptop.png"), full_page=True)
-
-                # A new notice shows in the navigation without a reload (the badge polls every 30 s; 0.5 s here).
-                page.goto(live_server.url + reverse("home"))
-                page.evaluate("document.querySelector('header .notices').dataset.liveEvery = '500'")
-                page.evaluate("arenaLive(document.querySelector('header .notices'))")
-                notifications.notify(owner, Kind.BOT_PAUSED, "ace was paused: it forfeited 6 of its last 20 games")
-                page.wait_for_selector("header .notices .count", timeout=10_000)
-                assert page.locator("header .notices .count").inner_text().startswith("1")
-                page.screenshot(path=str(screenshots / "home-with-count-laptop.png"))
+                for name in ("notifications", "notification-settings"):
+                    page.goto(live_server.url + reverse(name))
+                    page.screenshot(path=str(screenshots / f"{name}-{size_name}.png"), full_page=True)
+                    found = page.evaluate(OVERFLOW)
+                    assert not found["wide"], f"{name} at {size_name}: {found['wide'][:5]}"
+                    assert found["scrollWidth"] <= size["width"], found
                 context.close()
-            finally:
-                browser.close()
+
+            context = browser.new_context(viewport=SIZES["laptop"])
+            context.add_cookies([{"name": "sessionid", "value": session, "url": live_server.url}])
+            page = context.new_page()
+            page.goto(live_server.url + reverse("notifications"))
+            assert page.locator("header .notices .count").inner_text().startswith("4")
+            # Keyboard only: tab to the first "Mark read" and press Enter.
+            first_mark = page.get_by_role("button", name="Mark read").first
+            for _ in range(40):
+                page.keyboard.press("Tab")
+                if first_mark.evaluate("node => node === document.activeElement"):
+                    break
+            else:
+                raise AssertionError("Tab never reached the first Mark read button")
+            with page.expect_navigation():  # the form posts and the page comes back with one notice fewer
+                page.keyboard.press("Enter")
+            assert page.locator("header .notices .count").inner_text().startswith("3")
+            assert Notification.objects.filter(read_at__isnull=True).count() == 3
+            page.get_by_role("button", name="Mark all read").focus()
+            with page.expect_navigation():
+                page.keyboard.press("Enter")
+            assert page.locator("header .notices .count").count() == 0
+            page.screenshot(path=str(screenshots / "notifications-all-read-laptop.png"), full_page=True)
+
+            # A new notice shows in the navigation without a reload (the badge polls every 30 s; 0.5 s here).
+            page.goto(live_server.url + reverse("home"))
+            page.evaluate("document.querySelector('header .notices').dataset.liveEvery = '500'")
+            page.evaluate("arenaLive(document.querySelector('header .notices'))")
+            notifications.notify(owner, Kind.BOT_PAUSED, "ace was paused: it forfeited 6 of its last 20 games")
+            page.wait_for_selector("header .notices .count", timeout=10_000)
+            assert page.locator("header .notices .count").inner_text().startswith("1")
+            page.screenshot(path=str(screenshots / "home-with-count-laptop.png"))
+            context.close()
+        finally:
+            browser.close()

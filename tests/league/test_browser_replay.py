@@ -24,7 +24,7 @@ from tests.league.browser import (
     CHROMIUM_ARGS,
     NEEDS_CHROMIUM,
     OVERFLOW,
-    django_beside_playwright,
+    playwright_beside_django,
     screenshot_folder,
 )
 
@@ -50,13 +50,10 @@ SHOWN = """() => ({
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with django_beside_playwright():
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            yield browser
-            browser.close()
+    with playwright_beside_django() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
 
 
 @pytest.fixture

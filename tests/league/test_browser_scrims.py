@@ -21,7 +21,7 @@ from tests.league.browser import (
     NEEDS_CHROMIUM,
     OVERFLOW,
     SIZES,
-    django_beside_playwright,
+    playwright_beside_django,
     screenshot_folder,
 )
 
@@ -58,63 +58,60 @@ def scrim_league(transactional_db, django_user_model, make_version, played_game)
 
 
 def test_scrims_fit_a_laptop_and_a_phone_and_work_by_keyboard(live_server, scrim_league, screenshots, played_game):
-    from playwright.sync_api import sync_playwright
-
     owner, mine, finished, rivals = scrim_league
     bot = mine.bot
     login = Client()
     login.force_login(owner)
     session = login.cookies["sessionid"].value
-    with django_beside_playwright():
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            try:
-                for size_name, size in SIZES.items():
-                    context = browser.new_context(viewport=size)
-                    context.add_cookies([{"name": "sessionid", "value": session, "url": live_server.url}])
-                    page = context.new_page()
-                    for name, url in (
-                        ("bot", reverse("bot", args=[bot.pk]) + "#scrims"),
-                        ("request", reverse("scrim", args=[finished.pk])),
-                    ):
-                        page.goto(live_server.url + url)
-                        page.screenshot(path=str(screenshots / f"scrim-{name}-{size_name}.png"), full_page=True)
-                        if name == "bot":
-                            part = screenshots / f"scrim-bot-part-{size_name}.png"
-                            page.locator("#scrims").screenshot(path=str(part))
-                        found = page.evaluate(OVERFLOW)
-                        assert not found["wide"], f"{name} at {size_name}: {found['wide'][:5]}"
-                        assert found["scrollWidth"] <= size["width"], found
-                    assert page.get_by_text("beat").first.is_visible()
-                    assert page.locator("a", has_text="Replay #").count() == 12
-                    context.close()
-                # By keyboard: the opponent select and the games field are labelled, Enter submits.
-                context = browser.new_context(viewport=SIZES["phone"])
+    with playwright_beside_django() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            for size_name, size in SIZES.items():
+                context = browser.new_context(viewport=size)
                 context.add_cookies([{"name": "sessionid", "value": session, "url": live_server.url}])
                 page = context.new_page()
-                page.goto(live_server.url + reverse("bot", args=[bot.pk]))
-                page.get_by_label("Opponent").focus()
-                page.keyboard.press("ArrowDown")  # the first opponent
-                page.keyboard.press("Tab")
-                page.keyboard.press("Control+A")
-                page.keyboard.type("3")
-                page.keyboard.press("Enter")
-                page.wait_for_url("**/scrims/*/")
-                page.screenshot(path=str(screenshots / "scrim-asked-phone.png"), full_page=True)
-                asked = MatchRequest.objects.order_by("-pk").first()
-                assert asked.games == 3 and asked.opponent == rivals[0].bot
-                assert page.get_by_text("no games played yet").is_visible()
-                # The page follows the request: its games are played meanwhile, and the result appears unasked.
-                MatchRequest.objects.exclude(pk=asked.pk).update(error="stopped")  # (the older waiting one)
-                (match,) = scrims.release()
-                assert match.match_request_id == asked.pk
-                with transaction.atomic():
-                    Match.objects.filter(pk=match.pk).update(status="done", games_done=3)
-                    played = [played_game(index, 0) for index in range(3)]
-                    results.save_games(match, [mine, rivals[0]], played, {}, timezone.now())
-                page.get_by_text(f"{bot.full_name} beat {rivals[0].bot.full_name} 3–0").wait_for(timeout=15_000)
-                assert page.locator("a", has_text="Replay #").count() == 3
-                assert page.locator("#scrim-status").get_attribute("data-live") is None  # done: it stops asking
+                for name, url in (
+                    ("bot", reverse("bot", args=[bot.pk]) + "#scrims"),
+                    ("request", reverse("scrim", args=[finished.pk])),
+                ):
+                    page.goto(live_server.url + url)
+                    page.screenshot(path=str(screenshots / f"scrim-{name}-{size_name}.png"), full_page=True)
+                    if name == "bot":
+                        part = screenshots / f"scrim-bot-part-{size_name}.png"
+                        page.locator("#scrims").screenshot(path=str(part))
+                    found = page.evaluate(OVERFLOW)
+                    assert not found["wide"], f"{name} at {size_name}: {found['wide'][:5]}"
+                    assert found["scrollWidth"] <= size["width"], found
+                assert page.get_by_text("beat").first.is_visible()
+                assert page.locator("a", has_text="Replay #").count() == 12
                 context.close()
-            finally:
-                browser.close()
+            # By keyboard: the opponent select and the games field are labelled, Enter submits.
+            context = browser.new_context(viewport=SIZES["phone"])
+            context.add_cookies([{"name": "sessionid", "value": session, "url": live_server.url}])
+            page = context.new_page()
+            page.goto(live_server.url + reverse("bot", args=[bot.pk]))
+            page.get_by_label("Opponent").focus()
+            page.keyboard.press("ArrowDown")  # the first opponent
+            page.keyboard.press("Tab")
+            page.keyboard.press("Control+A")
+            page.keyboard.type("3")
+            page.keyboard.press("Enter")
+            page.wait_for_url("**/scrims/*/")
+            page.screenshot(path=str(screenshots / "scrim-asked-phone.png"), full_page=True)
+            asked = MatchRequest.objects.order_by("-pk").first()
+            assert asked.games == 3 and asked.opponent == rivals[0].bot
+            assert page.get_by_text("no games played yet").is_visible()
+            # The page follows the request: its games are played meanwhile, and the result appears unasked.
+            MatchRequest.objects.exclude(pk=asked.pk).update(error="stopped")  # (the older waiting one)
+            (match,) = scrims.release()
+            assert match.match_request_id == asked.pk
+            with transaction.atomic():
+                Match.objects.filter(pk=match.pk).update(status="done", games_done=3)
+                played = [played_game(index, 0) for index in range(3)]
+                results.save_games(match, [mine, rivals[0]], played, {}, timezone.now())
+            page.get_by_text(f"{bot.full_name} beat {rivals[0].bot.full_name} 3–0").wait_for(timeout=15_000)
+            assert page.locator("a", has_text="Replay #").count() == 3
+            assert page.locator("#scrim-status").get_attribute("data-live") is None  # done: it stops asking
+            context.close()
+        finally:
+            browser.close()

@@ -20,7 +20,7 @@ from tests.league.browser import (
     NEEDS_CHROMIUM,
     OVERFLOW,
     SIZES,
-    django_beside_playwright,
+    playwright_beside_django,
     screenshot_folder,
 )
 
@@ -35,7 +35,6 @@ def screenshots(tmp_path_factory, pytestconfig) -> Path:
 def test_the_owner_starts_a_test_and_its_page_follows_it_to_the_verdict(
     live_server, transactional_db, django_user_model, screenshots, sent, settings
 ):
-    from playwright.sync_api import sync_playwright
 
     settings.ARENA_TEST_BATCH_PAIRS = 2
     owner = django_user_model.objects.create_user("a-rather-long-user-name", password="correct horse battery")
@@ -46,7 +45,7 @@ def test_the_owner_starts_a_test_and_its_page_follows_it_to_the_verdict(
     login = Client()
     login.force_login(owner)
     session = login.cookies["sessionid"].value
-    with django_beside_playwright(), sync_playwright() as playwright:
+    with playwright_beside_django() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             context = browser.new_context(viewport=SIZES["phone"])
