@@ -14,7 +14,7 @@ import pytest
 from django.db import connections
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Playwright
+    from playwright.sync_api import Page, Playwright
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -75,3 +75,11 @@ def playwright_beside_django() -> Iterator[Playwright]:
             del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
         else:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+def upload_through_the_form(page: Page, name: str, source: bytes, game: str = "face-to-face") -> None:
+    """Fill the upload form the page shows with a bot called `name` whose bot.py is `source`, and send it."""
+    page.get_by_label("Name").fill(name)
+    page.get_by_label("Game").select_option(game)
+    page.get_by_label("File").set_input_files(files=[{"name": "bot.py", "mimeType": "text/x-python", "buffer": source}])
+    page.get_by_role("button", name="Upload").click()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import bots.house
-from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM
+from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, upload_through_the_form
 
 pytestmark = NEEDS_CHROMIUM
 
@@ -28,12 +28,7 @@ def test_the_owner_sees_validation_finish_without_reloading(live_server, workers
             page.get_by_label("Password").fill("correct horse battery")
             page.get_by_role("button", name="Log in").click()
             page.get_by_role("link", name="Upload a new bot").click()
-            page.get_by_label("Name").fill("live-one")
-            page.get_by_label("Game").select_option("face-to-face")
-            page.get_by_label("File").set_input_files(
-                files=[{"name": "bot.py", "mimeType": "text/x-python", "buffer": source}]
-            )
-            page.get_by_role("button", name="Upload").click()
+            upload_through_the_form(page, "live-one", source)
             expect(page.locator("#versions .badge")).to_have_text("validating")
             page.evaluate("window.stillTheSamePage = true")
             expect(page.locator("#versions .badge")).to_have_text("active", timeout=120_000)

@@ -13,7 +13,13 @@ import pytest
 import bots.house
 from league.arena.models import Bot, Game, Rating
 from league.arena.uploads.house import house_version
-from tests.league.browser import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, playwright_beside_django
+from tests.league.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    NEEDS_CHROMIUM,
+    playwright_beside_django,
+    upload_through_the_form,
+)
 
 pytestmark = [
     NEEDS_CHROMIUM,
@@ -45,12 +51,7 @@ def test_sign_up_upload_rise_on_the_ladder_and_replay_a_game(live_server, worker
             page.locator("#id_password2").fill("a long enough pass phrase")
             page.get_by_role("button", name="Create my account").click()
 
-            page.get_by_label("Name").fill("climber")
-            page.get_by_label("Game").select_option("face-to-face")
-            page.get_by_label("File").set_input_files(
-                files=[{"name": "bot.py", "mimeType": "text/x-python", "buffer": source}]
-            )
-            page.get_by_role("button", name="Upload").click()
+            upload_through_the_form(page, "climber", source)
             expect(page.locator("#versions .badge").first).to_have_text("active", timeout=180_000)
             bot = Bot.objects.get(owner__username="erin", name="climber")
 
