@@ -29,6 +29,8 @@ from django.db import connection  # noqa: E402
 
 from league.arena.ops.workers import worker_command  # noqa: E402
 
+SESSION_GRACE_SECONDS = 5.0
+
 
 def pytest_xdist_setupnodes(config, specs):
     """Test processes make their own data folder and queue, as under the README's command: this pytest process
@@ -45,6 +47,32 @@ def pytest_sessionfinish(session, exitstatus):
         import shutil
 
         shutil.rmtree(_OWN_DATA_DIR, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_session_left_behind(django_db_blocker):
+    """After each test file, no other session than the test's own is open on its PostgreSQL test database: a
+    session a test leaves open (a thread's connection, a worker it started) outlives it, and keeps the database
+    from being dropped at the end of the run. A closed session's backend ends a moment after its client."""
+    yield
+    name = connection.settings_dict["NAME"]
+    if connection.vendor != "postgresql" or not name.startswith("test_"):
+        return  # SQLite, or no test of the file used the database
+    deadline = time.monotonic() + SESSION_GRACE_SECONDS
+    with django_db_blocker.unblock():
+        while (left := _other_sessions()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    if left:
+        pytest.fail(f"sessions left open on {name} (pid, state, last query): {left}")
+
+
+def _other_sessions() -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "select pid, state, left(query, 200) from pg_stat_activity "
+            "where datname = current_database() and pid <> pg_backend_pid()"
+        )
+        return cursor.fetchall()
 
 
 @pytest.fixture(autouse=True)
