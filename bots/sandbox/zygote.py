@@ -175,7 +175,7 @@ class Zygote:
         self.last_cap = _last_capability()
         self.harness, self.protocol = _load_harness(config["harness_dir"])
         self.joins_pid = joins_pid  # else a monitor per sandbox joins its PID namespace
-        self.own_pidfd = os.pidfd_open(os.getpid())  # a harness checks it once its death signal is set
+        self.own_pidfd = os.pidfd_open(os.getpid())  # our children check it once their death signal is set
         self.launcher_pidfd = os.pidfd_open(launcher)
         self.children: dict[int, int | None] = {}  # pidfd of a harness (or monitor): its info socket (None: none)
         self.poller = select.poll()
@@ -257,8 +257,7 @@ class Zygote:
         ended = os.waitid(os.P_PIDFD, pidfd, os.WEXITED)
         os.close(pidfd)
         if info is not None:
-            signalled = ended.si_code != os.CLD_EXITED
-            _report(info, {"exit": 128 + ended.si_status if signalled else ended.si_status})
+            _report(info, _exit_report(ended))
             os.close(info)
 
     def _enter_harness(self, request: Request, namespaces: dict[str, int]) -> functools.partial:
@@ -268,8 +267,7 @@ class Zygote:
         self.control.detach()  # its number may be one the harness's pipes take: closed below, never by the object
         try:
             _join(namespaces, request.tmp_options, join_pid=False)
-            _call(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "death signal")
-            if _exited(self.own_pidfd):  # it died before the signal was set
+            if not self._die_with_fork_server():
                 os._exit(1)
             return self._prepare_harness(request)
         except BaseException as error:
@@ -277,6 +275,12 @@ class Zygote:
                 _report(request.fd["info"], {"error": f"{type(error).__name__}: {error}"})
             finally:
                 os._exit(1)  # never back into the fork server's loop
+
+    def _die_with_fork_server(self) -> bool:
+        """Have this child of ours killed when we die; False if we died before that was set. Only once it has joined
+        the sandbox: joining a user namespace gains capabilities there, and the kernel then clears a death signal."""
+        _call(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "death signal")
+        return not _exited(self.own_pidfd)
 
     def _fork_monitor(self, request: Request) -> int:
         pid = os.fork()
@@ -296,13 +300,10 @@ class Zygote:
 
     def _monitor(self, request: Request) -> int:
         """Join the sandbox, fork the harness into it, report its host PID (with a pidfd), then how it ended."""
-        fork_server = os.getppid()
         fd = request.fd
         namespaces = _sandbox_namespaces(request)
         _join(namespaces, request.tmp_options, join_pid=True)
-        # only now: joining a user namespace gains capabilities there, and the kernel then clears a death signal
-        _call(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "death signal")
-        if os.getppid() != fork_server:  # it died before the signal was set
+        if not self._die_with_fork_server():
             return 1
         harness = os.fork()  # PID 2 of the sandbox's PID namespace
         if harness == 0:
@@ -315,9 +316,7 @@ class Zygote:
         _report(fd["info"], {"harness-pid": harness}, pidfd)  # the pidfd: no PID reuse can fool the runner
         while not _exited(pidfd, None):  # woken by its exit alone, never by its stops
             pass
-        _, status = os.waitpid(harness, 0)
-        code = os.waitstatus_to_exitcode(status)
-        _report(fd["info"], {"exit": code if code >= 0 else 128 - code})  # as bubblewrap passes it on
+        _report(fd["info"], _exit_report(os.waitid(os.P_PIDFD, pidfd, os.WEXITED)))
         return 0
 
     def _prepare_harness(self, request: Request) -> functools.partial:
@@ -469,6 +468,12 @@ def _join(namespaces: dict[str, int], tmp_options: str, join_pid: bool) -> None:
             continue
         kind = CLONE_NEWUSER if name.endswith("user") else 0
         _call(_libc.setns(namespaces[name], kind), f"joining the {name} namespace")
+
+
+def _exit_report(ended: os.waitid_result) -> dict:
+    """How a harness ended (its waitid), reported as bubblewrap passes an exit on: its code, or 128 + its signal."""
+    signalled = ended.si_code != os.CLD_EXITED
+    return {"exit": 128 + ended.si_status if signalled else ended.si_status}
 
 
 def _exited(pidfd: int, timeout: float | None = 0) -> bool:

@@ -28,8 +28,7 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection  # noqa: E402
 
 from league.arena.ops.workers import worker_command  # noqa: E402
-
-SESSION_GRACE_SECONDS = 5.0
+from tests.league.sessions import sessions_left  # noqa: E402
 
 
 def pytest_xdist_setupnodes(config, specs):
@@ -51,28 +50,16 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.fixture(autouse=True, scope="module")
 def _no_session_left_behind(django_db_blocker):
-    """After each test file, no other session than the test's own is open on its PostgreSQL test database: a
-    session a test leaves open (a thread's connection, a worker it started) outlives it, and keeps the database
-    from being dropped at the end of the run. A closed session's backend ends a moment after its client."""
+    """After each test file, no other session than the test's own is open on its PostgreSQL test database
+    (tests/league/sessions.py)."""
     yield
     name = connection.settings_dict["NAME"]
     if connection.vendor != "postgresql" or not name.startswith("test_"):
         return  # SQLite, or no test of the file used the database
-    deadline = time.monotonic() + SESSION_GRACE_SECONDS
     with django_db_blocker.unblock():
-        while (left := _other_sessions()) and time.monotonic() < deadline:
-            time.sleep(0.1)
+        left = sessions_left()
     if left:
         pytest.fail(f"sessions left open on {name} (pid, state, last query): {left}")
-
-
-def _other_sessions() -> list[tuple]:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "select pid, state, left(query, 200) from pg_stat_activity "
-            "where datname = current_database() and pid <> pg_backend_pid()"
-        )
-        return cursor.fetchall()
 
 
 @pytest.fixture(autouse=True)

@@ -4,12 +4,11 @@ sessions outlived the test and kept the test database from being dropped at the 
 
 from __future__ import annotations
 
-import time
-
 from django.contrib.auth import get_user_model
 from django.db import connection, connections
 
 from tests.league.browser import playwright_beside_django
+from tests.league.sessions import sessions_left
 
 
 def test_a_connection_opened_beside_playwright_is_closed_with_it(transactional_db):
@@ -25,16 +24,5 @@ def test_a_connection_opened_beside_playwright_is_closed_with_it(transactional_d
 def test_no_session_outlives_playwright_beside_django(transactional_db):
     with playwright_beside_django():
         get_user_model().objects.count()
-    if connection.vendor != "postgresql":
-        return
-    deadline = time.monotonic() + 5  # a closed session's backend ends a moment after its client
-    while True:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "select count(*) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()"
-            )
-            others = cursor.fetchone()[0]
-        if others == 0 or time.monotonic() > deadline:
-            break
-        time.sleep(0.1)
-    assert others == 0
+    if connection.vendor == "postgresql":
+        assert sessions_left() == []
