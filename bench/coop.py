@@ -80,6 +80,7 @@ def run(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
         ARENA_COOP_TEAM_SIZES="1",
         CELERY_BROKER_URL=args.broker_url,
         LOG_LEVEL="WARNING",
+        **harness.as_in_production(),
     )
     import django
 

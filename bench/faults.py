@@ -373,7 +373,8 @@ class Drill:
         shutil.rmtree(self.postgres.folder, ignore_errors=True)
 
     def env(self, database: str) -> dict[str, str]:
-        """The environment of every league process: this drill's services and the league's defaults otherwise."""
+        """The environment of every league process: this drill's services, production's settings, and the league's
+        defaults otherwise."""
         ours = ("ARENA_", "CELERY_", "DATABASE_", "CACHE_", "DJANGO_", "API_", "LOG_", "SECRET_KEY", "DEBUG")
         env = {key: value for key, value in os.environ.items() if not key.startswith(ours)}
         env.update(
@@ -385,6 +386,7 @@ class Drill:
             ARENA_QUEUE=QUEUE,
             ARENA_LADDER_MAX_PENDING="0",
             ARENA_SANDBOX="1" if self.sandboxed else "0",
+            **harness.as_in_production(),
         )
         return env
 

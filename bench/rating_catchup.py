@@ -48,6 +48,7 @@ def setup_django(queue_name: str) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
     os.environ["ARENA_QUEUE"] = queue_name
     os.environ.setdefault("LOG_LEVEL", "WARNING")
+    os.environ.update(harness.as_in_production())
     import django
 
     django.setup()

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from bench.harness import (
     ROOT,
+    as_in_production,
     await_validation,
     drop_postgres,
     fresh_postgres,
@@ -56,6 +57,7 @@ def run_once(args: argparse.Namespace, data_dir: Path, database_url: str) -> dic
         ARENA_LADDER_MAX_PENDING="0",  # no scheduled ladder matches beside the measured ones
         ARENA_SANDBOX="1",
         LOG_LEVEL="WARNING",
+        **as_in_production(),
     )
     import django
 

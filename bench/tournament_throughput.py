@@ -36,6 +36,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bench.harness import (
+    as_in_production,
     await_validation,
     drop_postgres,
     fresh_postgres,
@@ -69,6 +70,7 @@ def run_once(args: argparse.Namespace, workers: int, mode: str, data_dir: Path, 
         ARENA_SANDBOX="1",
         ARENA_WORKER_ONE_CPU="1",  # one worker, its pool processes on CPUs of their own: both modes alike
         LOG_LEVEL="WARNING",
+        **as_in_production(),
     )
     if args.broker_url:
         os.environ["CELERY_BROKER_URL"] = args.broker_url

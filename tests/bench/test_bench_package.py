@@ -91,3 +91,30 @@ def test_every_bench_script_runs_as_a_module_from_the_checkout_root():
     assert done.stdout.strip().splitlines()[-1] == "all ran", done.stdout[-3000:]
     silent = [name for name in scripts if f"usage: {name}.py " not in done.stdout]
     assert not silent, f"no usage printed by {silent}"
+
+
+WORKER_STARTS = ("start_worker(", "worker_command(")
+PRODUCTION_SETTINGS = ("as_in_production(", "sandboxed_league(", 'DEBUG="false"')
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_a_bench_that_starts_a_league_worker_runs_it_as_in_production(name):
+    """A worker left with the league's development default (DEBUG on) wraps every query in Django's debug cursor:
+    its figures would not be production's."""
+    source = (BENCH / f"{name}.py").read_text()
+    if name == "harness" or not any(start in source for start in WORKER_STARTS):
+        return
+    assert any(setting in source for setting in PRODUCTION_SETTINGS), (
+        f"bench/{name}.py starts a league worker without production's settings (bench.harness.as_in_production)"
+    )
+
+
+def test_production_settings_turn_debug_off(monkeypatch):
+    from bench.harness import as_in_production
+    from league.env import env_bool
+
+    settings = as_in_production()
+    for key, value in settings.items():
+        monkeypatch.setenv(key, value)
+    assert env_bool("DEBUG", True) is False
+    assert len(settings["SECRET_KEY"]) >= 32
