@@ -44,13 +44,19 @@ def fresh_postgres(url: str, name: str | None = None) -> str:
     return urlunsplit(parts._replace(path=f"/{name}"))
 
 
+# One key for every league process a bench starts, and for every run of it: the key seeds the matches (lib/seeds.py)
+# and seals the stored games (play/seals.py), so a worker and a web server, or two runs compared game by game, that
+# held different keys would not agree.
+BENCH_SECRET_KEY = secrets.token_hex(32)
+
+
 def as_in_production() -> dict[str, str]:
     """The environment that makes the league (and the workers a bench starts, which inherit it) run as in production.
 
     DEBUG is off: with it on, Django wraps every query in its debug cursor and keeps each process's last 9,000
     queries (its query log), which costs a worker time on every store and reads as some 10 MiB of growth per pool
     process before it levels off."""
-    return {"DEBUG": "false", "SECRET_KEY": secrets.token_hex(32)}
+    return {"DEBUG": "false", "SECRET_KEY": BENCH_SECRET_KEY}
 
 
 def sandboxed_league(database_url: str, data_dir: Path, queue: str, broker_url: str, **settings: str) -> None:

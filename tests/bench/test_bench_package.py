@@ -118,3 +118,4 @@ def test_production_settings_turn_debug_off(monkeypatch):
         monkeypatch.setenv(key, value)
     assert env_bool("DEBUG", True) is False
     assert len(settings["SECRET_KEY"]) >= 32
+    assert as_in_production() == settings  # one key for every process and run of a bench: it seeds the matches
