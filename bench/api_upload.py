@@ -79,12 +79,11 @@ def main() -> None:
         ARENA_DATA_DIR=data_dir,
         ARENA_QUEUE=f"bench-api-{os.getpid()}",
         ARENA_LADDER_MAX_PENDING="0",
-        DEBUG="false",
-        SECRET_KEY="bench",
         ALLOWED_HOSTS="127.0.0.1",
         API_THROTTLE_UPLOADS="1000/hour",
         ARENA_MAX_BOTS_PER_USER=str(args.repeat + 1),  # each round is a new bot of the one user, after the warm-up's
         LOG_LEVEL="WARNING",
+        **harness.as_in_production(),
     )
     harness.fresh_postgres(args.database_url)
     token = prepare(env)

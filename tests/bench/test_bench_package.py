@@ -94,7 +94,7 @@ def test_every_bench_script_runs_as_a_module_from_the_checkout_root():
 
 
 WORKER_STARTS = ("start_worker(", "worker_command(")
-PRODUCTION_SETTINGS = ("as_in_production(", "sandboxed_league(", 'DEBUG="false"')
+PRODUCTION_SETTINGS = ("as_in_production(", "sandboxed_league(")
 
 
 @pytest.mark.parametrize("name", MODULES)
