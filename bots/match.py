@@ -289,7 +289,7 @@ class _Seat:
         self.take_output()
         text, self.game_output = self.game_output, ""
         if self.last_failure is not None and self.last_failure.stderr_tail:
-            text += self.last_failure.stderr_tail
+            text = with_failure_detail(text, self.last_failure.stderr_tail)  # a sandbox's detail repeats its log's end
             self.last_failure.stderr_tail = ""  # shown once; its termination labels later forfeits
         return text
 
