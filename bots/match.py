@@ -26,6 +26,7 @@ from bots.players import BotFailure, InProcessPlayer, Player
 from bots.reply_bounds import storable_text, turn_problem
 from bots.turn_output import TurnOutputs, with_failure_detail
 from games import FACE_TO_FACE, IllegalTurn, Outcome, Termination
+from games.shuffle import derived_seed
 
 if TYPE_CHECKING:  # the sandbox package is imported only when a match has a file bot to sandbox
     from bots.sandbox.limits import SandboxLimits
@@ -415,7 +416,7 @@ def _start_game(spec: MatchSpec, state: games.GameState, seats: list[_Seat], sea
             "game": spec.game,
             "players": spec.seat_count(),
             "seat": seat,
-            "seed": state.log.seed,
+            "seed": derived_seed(state.log.seed, f"bot-seed:{seat}"),  # never the game's: that would tell the deal
             "options": dict(spec.options),
         }
         try:

@@ -40,3 +40,10 @@ def shuffled(items: Sequence[T], seed: str, label: str) -> list[T]:
 def choice_index(n: int, seed: str, label: str) -> int:
     """An index in range(n) drawn from (seed, label): (word * n) >> 64."""
     return (random_words(seed, label, 1)[0] * n) >> 64
+
+
+def derived_seed(seed: str, label: str) -> str:
+    """A seed for something that must be reproducible from `seed` yet tell nothing of its deal (a bot's own
+    randomness): 128 bits of the (seed, label) stream, as hex. Recovering `seed` from it would mean inverting
+    SHAKE-256, and every shuffle draws on other labels, so the deal cannot be worked out from it."""
+    return "".join(f"{word:016x}" for word in random_words(seed, label, 2))

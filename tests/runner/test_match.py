@@ -155,7 +155,10 @@ def test_new_game_is_called_before_each_game_and_module_state_persists(tmp_path)
     )
     result = run_match(unsandboxed("the-game", [bot], games=3, seed="m"))
     assert result.games[2].outcome.termination is Termination.CRASH
-    assert "saw m:0,m:1,m:2" in result.games[2].stderr[0]
+    seen = result.games[2].stderr[0].rpartition("saw ")[2].split()[0].split(",")
+    assert len(set(seen)) == 3 and not {"m:0", "m:1", "m:2"} & set(seen)  # a seed of its own, not the deal's
+    again = run_match(unsandboxed("the-game", [bot], games=3, seed="m"))
+    assert again.games[2].stderr[0] == result.games[2].stderr[0]  # a rerun of the match tells it the same seeds
 
 
 def test_plain_face_to_face_turns_take_the_engines_fast_path(monkeypatch):

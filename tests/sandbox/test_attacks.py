@@ -7,6 +7,7 @@ and, independently, the host side: canary files, listeners, the file system.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import select
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import ATTACKS, REPO, pid_namespace, processes_in
 
+from bots.match import BotSpec, MatchSpec, run_match
 from bots.sandbox import SandboxedPlayer, SandboxLimits
 from games import Termination
 
@@ -375,3 +377,20 @@ def test_pid_1_is_out_of_the_bots_reach(sandbox_works):
     assert results.pop("proc") == "absent"
     assert results.pop("signals") == "sent"  # and ignored: PID 1 has no handlers, and they come from its namespace
     all_denied(results)
+
+
+def test_the_seed_a_bot_is_told_does_not_deal_the_game(sandbox_works):
+    """new_game() gets a seed for the bot's own randomness; dealt with the engine's public shuffle, it must not give
+    the game's cards (the game's own seed would: the bot would know its opponent's hand and both draw piles)."""
+    spec = MatchSpec(
+        "face-to-face",
+        [BotSpec(str((ATTACKS / "deal_from_seed").with_suffix(".py"))), BotSpec("house:greedy")],
+        games=2,
+        seed="s",
+    )
+    result = run_match(spec)
+    reports = [json.loads(line) for game in result.games for line in game.stderr[0].splitlines() if "predicted" in line]
+    assert len(reports) == 2
+    assert not any(report["predicted"] for report in reports), reports
+    told = [report["seeds"][-1] for report in reports]  # the crash restarts the sandbox: a report a game
+    assert len(set(told)) == 2 and not {game.log["seed"] for game in result.games} & set(told)
