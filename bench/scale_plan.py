@@ -87,7 +87,7 @@ class Planner:
         self.settings = settings
         self.house_sha256 = house_sha256
         self.tables: dict[str, Table] = {}
-        self._seat_orders: dict[tuple[str, bool, int], list[int]] = {}
+        self._seat_orders: dict[tuple[str, bool, int, int], list[int]] = {}
 
     def moment(self, fraction: np.ndarray | float) -> Any:
         return self.start + (self.now - self.start) * fraction
@@ -197,12 +197,10 @@ class Planner:
         self.version_rows = rows
 
     # --- matches -------------------------------------------------------------------------------
-    def seat_order(self, game: str, duplicate: bool, index: int) -> list[int]:
-        key = (game, duplicate, index)
+    def seat_order(self, game: str, duplicate: bool, games: int, index: int) -> list[int]:
+        key = (game, duplicate, games, index)
         if key not in self._seat_orders:
-            spec = MatchSpec(
-                game=game, bots=[BotSpec("a"), BotSpec("b")], games=index + 1, duplicate=duplicate, players=2
-            )
+            spec = MatchSpec(game=game, bots=[BotSpec("a"), BotSpec("b")], games=games, duplicate=duplicate, players=2)
             self._seat_orders[key] = seating(spec, index)[1]
         return self._seat_orders[key]
 
@@ -338,7 +336,7 @@ class Planner:
             draws = rng.random(match["games"])
             picks = rng.random(match["games"])
             for index in range(match["games"]):
-                order = self.seat_order(match["game"], match["duplicate"], index)
+                order = self.seat_order(match["game"], match["duplicate"], match["games"], index)
                 if match["crash"]:
                     key = (match["game"], True, order.index(0))
                 elif match["game"] == FACE_TO_FACE:
@@ -462,7 +460,7 @@ class Planner:
         rows = {row["id"]: row for row in self.match_rows}
         for game, (match_id, index) in enumerate(zip(self.game_match, self.game_index, strict=True)):
             row = rows[match_id]
-            order = self.seat_order(row["game"], row["duplicate"], index)
+            order = self.seat_order(row["game"], row["duplicate"], row["games"], index)
             for seat in range(2):
                 entry = order[seat]
                 games[match_id - 1, entry] += 1

@@ -103,6 +103,7 @@ class MatchSpec:
     seed: int | str = 0
     players: int | None = None
     duplicate: bool = False
+    duplicate_block: int = 0  # duplicate: deals played from one side, then from the other; 0: all the match's deals
     time_control: TimeControl = field(default_factory=TimeControl)
     sandbox: bool = True
     max_failures: int = 3
@@ -124,6 +125,10 @@ class MatchSpec:
             raise ValueError("a match needs at least one game")
         if self.first_deal < 0:
             raise ValueError(f"the first deal is a number from 0, got {self.first_deal}")
+        if self.duplicate_block < 0:
+            raise ValueError(
+                f"a duplicate block is a number of deals from 1 (0: the whole match), got {self.duplicate_block}"
+            )
         seats = self.seat_count()
         if self.game == FACE_TO_FACE and len(self.bots) != 2:
             raise ValueError(f"face-to-face needs exactly 2 bots, got {len(self.bots)}")
@@ -192,13 +197,14 @@ class MatchResult:
 
 
 def seating(spec: MatchSpec, index: int) -> tuple[int, list[int]]:
-    """(deal number, bot index per seat) for game `index`: seats alternate, and with duplicate deals
-    each deal is played twice with the seats reversed."""
+    """(deal number, bot index per seat) for game `index`: seats alternate, and with duplicate deals each deal is
+    played twice with the seats reversed: a block of deals from one side, then the same deals from the other, the
+    bots started afresh in between (`mirror_starts`), so that no bot plays a deal remembering its other side."""
     seats = spec.seat_count()
     if spec.start is not None:
         return index + spec.first_deal, list(range(seats))
     if spec.duplicate:
-        deal, swapped = divmod(index, 2)
+        deal, swapped = _duplicate_deal(spec, index)
     else:
         deal, swapped = index, index % 2
     deal += spec.first_deal
@@ -208,6 +214,30 @@ def seating(spec: MatchSpec, index: int) -> tuple[int, list[int]]:
     elif spec.game != FACE_TO_FACE and spec.duplicate and swapped:
         order.reverse()
     return deal, order
+
+
+def _duplicate_blocks(spec: MatchSpec) -> Generator[tuple[int, int], None, None]:
+    """(first deal, deals) of each block of a duplicate match: its games 2 * first .. 2 * (first + deals) - 1."""
+    pairs = spec.games // 2
+    block = spec.duplicate_block or pairs
+    for first in range(0, pairs, block):
+        yield first, min(block, pairs - first)
+
+
+def _duplicate_deal(spec: MatchSpec, index: int) -> tuple[int, bool]:
+    """(deal, swapped) of game `index` of a duplicate match."""
+    for first, deals in _duplicate_blocks(spec):
+        within = index - 2 * first
+        if within < 2 * deals:
+            return (first + within, False) if within < deals else (first + within - deals, True)
+    return spec.games // 2, False  # an odd match's last deal, played once
+
+
+def mirror_starts(spec: MatchSpec) -> frozenset[int]:
+    """The indexes of the games that begin replaying a block of deals from the other seats."""
+    if not spec.duplicate or spec.start is not None:
+        return frozenset()
+    return frozenset(2 * first + deals for first, deals in _duplicate_blocks(spec))
 
 
 def make_player(bot: BotSpec, spec: MatchSpec) -> Player:
@@ -334,14 +364,28 @@ def _games(spec: MatchSpec) -> Generator[GameResult, None, None]:
     bots = [replace(bot, version=bot.resolved_version()) for bot in spec.bots]  # hashed once per match
     seats = [_Seat(bot, spec) for bot in bots]
     identities = [(bot.label, bot.version) for bot in bots]
+    mirrors = mirror_starts(spec)
     try:
         for index in range(spec.games):
+            if index in mirrors:
+                _forget(seats)
             yield _play_game(spec, seats, identities, index)
     finally:
         for seat in seats:  # every bot signalled before the first is waited for: their ends overlap
             seat.begin_close()
         for seat in seats:
             seat.close()
+
+
+def _forget(seats: list[_Seat]) -> None:
+    """Stop every bot that is not ours, to start it afresh at its next game: in a duplicate match it would otherwise
+    play each deal's second side knowing the first (its opponent's hand, both draw piles), since module globals and
+    the sandbox's /tmp last as long as its process. House bots are ours, and run on in the worker's process."""
+    untrusted = [seat for seat in seats if not seat.trusted]
+    for seat in untrusted:  # every one signalled before the first is waited for: their ends overlap
+        seat.begin_close()
+    for seat in untrusted:
+        seat.close()
 
 
 def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, str | None]], index: int) -> GameResult:

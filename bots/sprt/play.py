@@ -9,7 +9,7 @@ Every file bot runs in the sandbox unless the contest says otherwise, as in `pyt
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 
 from bots.match import BotSpec, GameResult, MatchSpec, TimeControl, play_games
@@ -63,12 +63,14 @@ def game_score(result: GameResult, bot: int) -> float:
 
 def face_to_face_counts(results: Sequence[GameResult]) -> Counts:
     """Pentanomial counts of a duplicate match's games, NEW being bot 0."""
-    if len(results) % 2:
-        raise ValueError("a duplicate match has an even number of games")
+    by_deal: dict[int, list[GameResult]] = {}
+    for result in results:
+        by_deal.setdefault(result.deal, []).append(result)
     counts = Counts.zeros(PENTANOMIAL)
-    for first, second in zip(results[::2], results[1::2], strict=True):
-        if first.deal != second.deal:
-            raise ValueError(f"games {first.index} and {second.index} are on deals {first.deal} and {second.deal}")
+    for deal, pair in sorted(by_deal.items()):
+        if len(pair) != 2:
+            raise ValueError(f"deal {deal} was played {len(pair)} time(s) in a duplicate match, not twice")
+        first, second = pair
         counts = counts.add(pair_class(game_score(first, NEW), game_score(second, NEW)))
     return counts
 
@@ -98,7 +100,8 @@ def run_test(
     most = max_games // 2
     if most < 1:
         raise ValueError(f"a test plays games in twos, so the cap must be at least 2 games, got {max_games}")
-    specs = contest.specs(0, most)
+    # a duplicate match's deals from one side, then the other, a batch at a time: each batch ends with whole pairs
+    specs = [replace(spec, duplicate_block=batch) if spec.duplicate else spec for spec in contest.specs(0, most)]
     games_per_sample = [spec.games // most for spec in specs]
     streams: list[Generator[GameResult, None, None]] = [play_games(spec) for spec in specs]
     status = Status.of(test, Counts.zeros(contest.kind))

@@ -32,8 +32,9 @@ def test_it_plays_and_stores_every_game(house_match, sent, django_capture_on_com
         log = game.verified_log()
         assert log["seed"] == game.seed and len(log["turns"]) == game.turns
         assert {s["version"] for s in log["seats"]} == {greedy.version_id, rnd.version_id}
-    # duplicate deals: games 0 and 1 share a deal with the seats swapped
-    assert games[0].seed == games[1].seed and games[0].seed != games[2].seed
+    # duplicate deals: both deals from one side, then both from the other (bots started afresh in between)
+    assert [game.seed for game in games[2:]] == [game.seed for game in games[:2]] and games[0].seed != games[1].seed
+    assert [game.seats.get(seat=0).version for game in games] == [greedy, greedy, rnd, rnd]
     assert ("refit_ratings", ("face-to-face",)) in sent
 
 

@@ -6,7 +6,7 @@ import textwrap
 import pytest
 
 import games
-from bots.match import BotSpec, GameResult, MatchSpec, TimeControl, run_match, seating
+from bots.match import BotSpec, GameResult, MatchSpec, TimeControl, mirror_starts, run_match, seating
 from games import Termination
 
 
@@ -30,12 +30,52 @@ def test_it_plays_each_deal_twice_with_seats_swapped_when_duplicate():
         "face-to-face", [BotSpec("house:greedy"), BotSpec("house:random")], games=4, duplicate=True, seed="dup"
     )
     result = run_match(spec)
-    first, second = result.games[0], result.games[1]
-    assert first.deal == second.deal == 0
-    assert first.log["decks"] == second.log["decks"]
-    assert first.seat_bots == [0, 1] and second.seat_bots == [1, 0]
-    assert [seat["bot"] for seat in second.log["seats"]] == ["house:random", "house:greedy"]
-    assert result.games[2].log["decks"] != first.log["decks"]
+    assert [(game.deal, game.seat_bots) for game in result.games] == [
+        (0, [0, 1]),
+        (1, [0, 1]),
+        (0, [1, 0]),
+        (1, [1, 0]),
+    ]
+    first, mirrored = result.games[0], result.games[2]
+    assert first.log["decks"] == mirrored.log["decks"]
+    assert [seat["bot"] for seat in mirrored.log["seats"]] == ["house:random", "house:greedy"]
+    assert result.games[1].log["decks"] != first.log["decks"]
+
+
+def test_an_odd_duplicate_match_plays_its_last_deal_once():
+    spec = MatchSpec("face-to-face", [BotSpec("a"), BotSpec("b")], games=5, duplicate=True)
+    assert [seating(spec, i) for i in range(5)] == [(0, [0, 1]), (1, [0, 1]), (0, [1, 0]), (1, [1, 0]), (2, [0, 1])]
+    assert mirror_starts(spec) == {2} and mirror_starts(MatchSpec("face-to-face", spec.bots, games=5)) == set()
+
+
+def test_a_duplicate_match_in_blocks_ends_each_block_with_whole_pairs():
+    spec = MatchSpec("face-to-face", [BotSpec("a"), BotSpec("b")], games=7, duplicate=True, duplicate_block=2)
+    deals = [seating(spec, i) for i in range(7)]
+    assert [deal for deal, _ in deals] == [0, 1, 0, 1, 2, 2, 3]
+    assert [order for _, order in deals] == [[0, 1], [0, 1], [1, 0], [1, 0], [0, 1], [1, 0], [0, 1]]
+    assert mirror_starts(spec) == {2, 5}
+
+
+def test_a_bot_plays_no_deal_remembering_its_other_side(tmp_path):
+    """Module globals last the match, but a duplicate match starts its bots afresh before it replays its deals from
+    the other seats: a bot counting the games it remembers forgets the first half's when the mirrored half begins
+    (it would otherwise know its opponent's hand and both draw piles there)."""
+    bot = write_bot(
+        tmp_path,
+        "memory",
+        """
+        import sys
+        from bots.house import greedy
+        remembered = []
+        def new_game(info):
+            print("remembers", len(remembered), file=sys.stderr)
+            remembered.append(info["seed"])
+        def play(observation):
+            return greedy.play(observation)
+    """,
+    )
+    result = run_match(unsandboxed("face-to-face", [bot, "house:greedy"], games=4, duplicate=True, seed="mem"))
+    assert [game.stderr[0].split()[:2] for game in result.games] == [["remembers", str(n)] for n in (0, 1, 0, 1)]
 
 
 def test_every_game_replays_to_its_recorded_outcome():

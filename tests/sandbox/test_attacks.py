@@ -394,3 +394,18 @@ def test_the_seed_a_bot_is_told_does_not_deal_the_game(sandbox_works):
     assert not any(report["predicted"] for report in reports), reports
     told = [report["seeds"][-1] for report in reports]  # the crash restarts the sandbox: a report a game
     assert len(set(told)) == 2 and not {game.log["seed"] for game in result.games} & set(told)
+
+
+def test_a_bot_plays_no_mirrored_deal_remembering_the_other_side(sandbox_works):
+    """A duplicate match replays its deals from the other seats only after starting the bots afresh: what a bot kept
+    of the first half, in globals or in /tmp, is gone (it would tell the opponent's hand in the mirrored games)."""
+    spec = MatchSpec(
+        "face-to-face",
+        [BotSpec(str((ATTACKS / "remember_deals").with_suffix(".py"))), BotSpec("house:greedy")],
+        games=4,
+        duplicate=True,
+    )
+    result = run_match(spec)
+    assert all(game.outcome.termination == Termination.ILLEGAL_TURN for game in result.games)
+    reports = [game.stderr[0].split()[1::3] for game in result.games]
+    assert reports == [[str(n), str(n)] for n in (0, 1, 0, 1)], reports
