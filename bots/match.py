@@ -219,7 +219,7 @@ def seating(spec: MatchSpec, index: int) -> tuple[int, list[int]]:
 def _duplicate_blocks(spec: MatchSpec) -> Generator[tuple[int, int], None, None]:
     """(first deal, deals) of each block of a duplicate match: its games 2 * first .. 2 * (first + deals) - 1."""
     pairs = spec.games // 2
-    block = spec.duplicate_block or pairs
+    block = spec.duplicate_block or max(pairs, 1)
     for first in range(0, pairs, block):
         yield first, min(block, pairs - first)
 

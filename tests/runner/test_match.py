@@ -46,6 +46,8 @@ def test_an_odd_duplicate_match_plays_its_last_deal_once():
     spec = MatchSpec("face-to-face", [BotSpec("a"), BotSpec("b")], games=5, duplicate=True)
     assert [seating(spec, i) for i in range(5)] == [(0, [0, 1]), (1, [0, 1]), (0, [1, 0]), (1, [1, 0]), (2, [0, 1])]
     assert mirror_starts(spec) == {2} and mirror_starts(MatchSpec("face-to-face", spec.bots, games=5)) == set()
+    single = MatchSpec("face-to-face", spec.bots, games=1, duplicate=True)
+    assert seating(single, 0) == (0, [0, 1]) and mirror_starts(single) == set()
 
 
 def test_a_duplicate_match_in_blocks_ends_each_block_with_whole_pairs():
