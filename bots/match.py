@@ -324,6 +324,15 @@ class _Seat:
             self.last_failure.stderr_tail = ""  # shown once; its termination labels later forfeits
         return text
 
+    def forget(self) -> None:
+        """Have the bot start over at its next game, with nothing it kept: in its sandbox where it runs in one (a new
+        harness, a new /tmp), else as a new player."""
+        forget = getattr(self.player, "forget", None)
+        if forget is not None and forget():
+            self.launched = True  # its next start finishes the new harness's boot
+        else:
+            self._discard()
+
     def _discard(self) -> None:
         self.launched = False
         if self.player is not None:
@@ -378,14 +387,12 @@ def _games(spec: MatchSpec) -> Generator[GameResult, None, None]:
 
 
 def _forget(seats: list[_Seat]) -> None:
-    """Stop every bot that is not ours, to start it afresh at its next game: in a duplicate match it would otherwise
-    play each deal's second side knowing the first (its opponent's hand, both draw piles), since module globals and
-    the sandbox's /tmp last as long as its process. House bots are ours, and run on in the worker's process."""
-    untrusted = [seat for seat in seats if not seat.trusted]
-    for seat in untrusted:  # every one signalled before the first is waited for: their ends overlap
-        seat.begin_close()
-    for seat in untrusted:
-        seat.close()
+    """Start every bot that is not ours afresh: in a duplicate match it would otherwise play each deal's second side
+    knowing the first (its opponent's hand, both draw piles), since module globals and the sandbox's /tmp last as long
+    as its process. House bots are ours, and run on in the worker's process."""
+    for seat in seats:
+        if not seat.trusted:
+            seat.forget()
 
 
 def _play_game(spec: MatchSpec, seats: list[_Seat], identities: list[tuple[str, str | None]], index: int) -> GameResult:

@@ -105,6 +105,21 @@ class SandboxedPlayer:
             termination = Termination.RESOURCE_LIMIT if reply["kind"] == "resource-limit" else Termination.CRASH
             raise _failure(termination, reply, sandbox, "the bot failed to load: ")
 
+    def forget(self) -> bool:
+        """Start the bot over in its sandbox: a new harness, with a new /tmp, loads it again at its next request,
+        within the start-up allowance. False where there is no running bot to start over (a sandbox not yet booted,
+        or killed after a failure: the next game starts a new one anyway)."""
+        sandbox = self._sandbox
+        if sandbox is None or sandbox.killed or self._boot_window is not None or not sandbox.joined:
+            return False
+        started = time.perf_counter()
+        try:
+            sandbox.respawn(self.startup_timeout)
+        except SandboxUnavailable:
+            return False  # killed: the next game starts a new sandbox
+        self._boot_window = (started, started + self.startup_timeout)
+        return True
+
     def _live(self) -> SandboxProcess:
         if self._workdir is None:
             raise RuntimeError(f"{self.name}: start() was not called")

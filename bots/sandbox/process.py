@@ -91,6 +91,7 @@ class SandboxProcess:
         self.bwrap_errors_fd: int | None = None  # what bwrap says on stderr (why it could not build the sandbox)
         self.bwrap_info_fd: int | None = None  # bwrap's info pipe, until it has said where PID 1 is
         self.admit_fd: int | None = None  # a byte on it lets the harness run the bot, once it is in its cgroups
+        self.respawned = False  # the harness is not the sandbox's first: it gets a new /tmp (respawn)
         uid, gid, switch = limits.identity()
         self.startup_deadline = time.perf_counter() + startup_seconds
         scheduling.wait_without_preempting()  # before the fork server starts: it inherits the policy
@@ -183,12 +184,39 @@ class SandboxProcess:
         except BlockingIOError:
             return "bwrap exited without a word"
 
+    def respawn(self, startup_seconds: float) -> None:
+        """End the harness alone and have a new one join the same sandbox at the next request, with a new /tmp: the
+        bot starts over with nothing of its last run (globals, files), as in a new sandbox, but without building one.
+        Raises SandboxUnavailable if the harness could not be seen to end, after which the sandbox is dead."""
+        if not self.joined or self.killed:
+            raise SandboxUnavailable("only a sandbox whose harness has joined it can start another")
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if self._wait_exit(REAP_SECONDS) is None:  # its end reported: the fork server has reaped it
+            self.kill()
+            raise SandboxUnavailable("the sandbox's harness did not end when it was told to")
+        self.drain_log()
+        for name in ("stdin", "stdout", "stderr", "stat_fd", "pidfd"):
+            if getattr(self, name) is not None:
+                os.close(getattr(self, name))
+                setattr(self, name, None)
+        self.poller = select.poll()
+        self.log_waiter = select.poll()
+        self.stderr_open = self.joined = self.announced = self.stopped = self.reports_ended = False
+        self.buffer, self.outgoing = b"", memoryview(b"")
+        self.exit_status = self.join_error = self.child_pid = self.cpu_clock = self.cpu_at_stop = None
+        self.startup_deadline = time.perf_counter() + startup_seconds
+        self.respawned = True
+
     def _join(self, server: forkserver.ForkServer, deadline: float) -> None:
         """Have the fork server put the harness into the sandbox, in its cgroups; set up its pipes and pidfds."""
-        self.init_pid = self._bwrap_info(deadline)
-        self.init_pidfd = os.pidfd_open(self.init_pid)
-        if not self._is_bwraps_child(self.init_pid):  # bwrap reaps its child: the PID may be another's by now
-            raise SandboxUnavailable(f"the sandbox ended as it was built: {self._bwrap_errors()}")
+        if self.init_pid is None:  # the sandbox's first harness
+            self.init_pid = self._bwrap_info(deadline)
+            self.init_pidfd = os.pidfd_open(self.init_pid)
+            if not self._is_bwraps_child(self.init_pid):  # bwrap reaps its child: the PID may be another's by now
+                raise SandboxUnavailable(f"the sandbox ended as it was built: {self._bwrap_errors()}")
         sandbox_fds: dict[str, int] = {}
         try:
             # the fork server opens the sandbox's namespaces by PID; these tell it that neither was reused
@@ -206,12 +234,14 @@ class SandboxProcess:
             sandbox = {
                 "init_pid": self.init_pid,
                 "tmp": scratch.remount_options(self.limits.scratch_bytes, self.limits.scratch_files),
+                "fresh_tmp": self.respawned,
                 "timeout": deadline - time.perf_counter(),
             }
             # bwrap and PID 1 into the cgroups while the fork server forks the harness into the sandbox: a cgroup v1
             # move waits for an RCU grace period, which the fork server's work then overlaps, and the harness's own
             # move soon after finds it passed
-            enter = (lambda: self._enter_cgroup((self.bwrap_pid, self.init_pid))) if self.cgroup else None
+            moving = self.cgroup is not None and not self.respawned  # a respawn's sandbox is in them already
+            enter = (lambda: self._enter_cgroup((self.bwrap_pid, self.init_pid))) if moving else None
             server.spawn(sandbox_fds, bot_dir="/bot", settings=settings, sandbox=sandbox, meanwhile=enter)
         finally:
             for fd in sandbox_fds.values():

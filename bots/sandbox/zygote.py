@@ -54,6 +54,7 @@ CLONE_NEWUTS = 0x04000000
 CAP_SYS_ADMIN = 21
 PR_SET_PDEATHSIG = 1
 MS_NOSUID, MS_NODEV, MS_REMOUNT = 2, 4, 32  # mount(2) flags (linux/mount.h)
+MNT_DETACH = 2  # umount2(2): detach now, free once unused
 TMP_MODE = 0o700  # scratch.py: the sandbox's /tmp is its uid's alone
 PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
@@ -115,11 +116,16 @@ def _keep_capabilities(mask: int) -> None:
     _call(_libc.capset(ctypes.byref(header), sets), f"keeping capabilities {mask:#x} alone")
 
 
-def _cap_tmp(options: str) -> None:
+def _cap_tmp(options: str, fresh: bool) -> None:
     """Remount the sandbox's /tmp, the tmpfs bwrap made, capped in bytes and files (bwrap sets no inode count), and
-    make it the sandbox's uid's alone."""
-    flags = MS_REMOUNT | MS_NOSUID | MS_NODEV  # as bwrap mounted it: a remount sets the mount's flags anew
-    _call(_libc.mount(b"tmpfs", b"/tmp", None, flags, options.encode()), "capping /tmp")
+    make it the sandbox's uid's alone. `fresh`: a harness started again in its sandbox, so a new tmpfs replaces the
+    last harness's, and nothing that one left (files, extended attributes of /tmp itself) reaches the new one."""
+    if fresh:
+        _call(_libc.umount2(b"/tmp", MNT_DETACH), "detaching the last harness's /tmp")
+        _call(_libc.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()), "mounting a new /tmp")
+    else:
+        flags = MS_REMOUNT | MS_NOSUID | MS_NODEV  # as bwrap mounted it: a remount sets the mount's flags anew
+        _call(_libc.mount(b"tmpfs", b"/tmp", None, flags, options.encode()), "capping /tmp")
     os.chmod("/tmp", TMP_MODE)
 
 
@@ -141,6 +147,7 @@ class Request:
         self.settings: list[str] = message["settings"]
         self.init_pid: int = message["init_pid"]  # bwrap's child, PID 1 of the sandbox
         self.tmp_options: str = message["tmp"]  # what /tmp, bwrap's tmpfs, is remounted with (scratch.py)
+        self.fresh_tmp: bool = message.get("fresh_tmp", False)  # another harness had the sandbox: a new /tmp
         self.deadline = time.monotonic() + message["timeout"]
         self.wait_for_admission = "admit" in self.fd  # a byte on it once the harness is in its cgroups
 
@@ -266,7 +273,7 @@ class Zygote:
         request's info socket, and the process ends."""
         self.control.detach()  # its number may be one the harness's pipes take: closed below, never by the object
         try:
-            _join(namespaces, request.tmp_options, join_pid=False)
+            _join(namespaces, request.tmp_options, request.fresh_tmp, join_pid=False)
             if not self._die_with_fork_server():
                 os._exit(1)
             return self._prepare_harness(request)
@@ -302,7 +309,7 @@ class Zygote:
         """Join the sandbox, fork the harness into it, report its host PID (with a pidfd), then how it ended."""
         fd = request.fd
         namespaces = _sandbox_namespaces(request)
-        _join(namespaces, request.tmp_options, join_pid=True)
+        _join(namespaces, request.tmp_options, request.fresh_tmp, join_pid=True)
         if not self._die_with_fork_server():
             return 1
         harness = os.fork()  # PID 2 of the sandbox's PID namespace
@@ -451,9 +458,9 @@ def _close(descriptors: dict[str, int]) -> None:
         os.close(descriptor)
 
 
-def _join(namespaces: dict[str, int], tmp_options: str, join_pid: bool) -> None:
+def _join(namespaces: dict[str, int], tmp_options: str, fresh_tmp: bool, join_pid: bool) -> None:
     """Join the sandbox's namespaces and root, in JOIN_ORDER (its PID namespace too if `join_pid`: it is then our
-    children's), capping its /tmp before the last join."""
+    children's), capping its /tmp (`fresh_tmp`: a new one) before the last join."""
     for name in JOIN_ORDER:
         if name == "pid":
             os.fchdir(namespaces["root"])
@@ -463,7 +470,7 @@ def _join(namespaces: dict[str, int], tmp_options: str, join_pid: bool) -> None:
         if name == "user":
             # before the last join, which leaves us no capability over the namespace that owns the sandbox's
             # mounts (bwrap's innermost user namespace is a child of that one)
-            _cap_tmp(tmp_options)
+            _cap_tmp(tmp_options, fresh_tmp)
         if name not in namespaces:  # a kernel without cgroup namespaces
             continue
         kind = CLONE_NEWUSER if name.endswith("user") else 0

@@ -407,5 +407,8 @@ def test_a_bot_plays_no_mirrored_deal_remembering_the_other_side(sandbox_works):
     )
     result = run_match(spec)
     assert all(game.outcome.termination == Termination.ILLEGAL_TURN for game in result.games)
-    reports = [game.stderr[0].split()[1::3] for game in result.games]
-    assert reports == [[str(n), str(n)] for n in (0, 1, 0, 1)], reports
+    reports = [game.stderr[0].split("\n")[0].split() for game in result.games]
+    # globals, files in /tmp, an attribute of /tmp: each remembers the half's earlier game alone
+    assert [report[1:4] for report in reports] == [[str(n)] * 3 for n in (0, 1, 0, 1)], reports
+    # the second half's bot is a new harness in the same sandbox (PID 3 of its PID namespace), not a new sandbox
+    assert [report[5] for report in reports] == ["2", "2", "3", "3"], reports

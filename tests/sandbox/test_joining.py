@@ -162,3 +162,22 @@ def test_a_dying_fork_server_takes_its_harnesses_and_launcher_with_it(joining, t
         os.close(launcher)
         with pytest.raises(SandboxUnavailable, match="fork server ended"):
             player.play({}, 5)
+
+
+KEEPER = """
+import os
+def play(observation):
+    kept = os.path.exists("/tmp/kept")
+    open("/tmp/kept", "w").close()
+    return {"plays": [], "pid": os.getpid(), "kept": kept}
+"""
+
+
+def test_a_forgotten_bot_starts_over_in_its_sandbox_with_a_new_tmp(joining, tmp_path):
+    with SandboxedPlayer(_bot(tmp_path, KEEPER)) as player:
+        player.start(10)
+        first = player.play({}, 5)[0]
+        assert player.play({}, 5)[0]["kept"] is True
+        assert player.forget() is True
+        again = player.play({}, 5)[0]
+        assert again["kept"] is False and again["pid"] == first["pid"] + 1  # the next PID of the same namespace

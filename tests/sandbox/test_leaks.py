@@ -90,6 +90,7 @@ def test_a_thousand_sandboxed_games_leave_nothing_behind(sandbox_works, tmp_path
             bots=[BotSpec(str(greedy), name="greedy"), BotSpec(str(flaky), name="flaky")],
             games=GAMES_PER_MATCH,
             seed=f"leaks-{match}",
+            duplicate=True,  # each match's second half: a new harness in each sandbox (forget), leaving nothing too
             time_control=TimeControl(turn=0.5, bank=0.0, startup=10.0),
             max_failures=GAMES_PER_MATCH,
         )

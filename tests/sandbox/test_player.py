@@ -431,3 +431,31 @@ def test_a_bot_without_new_game_is_not_asked_for_it(sandbox_works, tmp_path):
             without_it.new_game(info, 5)
         assert with_it.play({}, 2)[0]["games"] == 3
         assert without_it.play({}, 2)[0]["requests"] == 1  # this play: no new_game came
+
+
+def test_forget_starts_the_bot_over_in_the_same_sandbox(sandbox_works, counter_bot):
+    with SandboxedPlayer(counter_bot) as player:
+        player.start(5)
+        player.new_game({**INFO, "seed": "a"}, 1)
+        player.play({}, 1)
+        sandbox, init_pid, first_harness = player._sandbox, player._sandbox.init_pid, player._sandbox.child_pid
+        player.take_stderr()
+        assert player.forget() is True
+        player.new_game({**INFO, "seed": "b"}, 1)
+        turn, _ = player.play({}, 1)
+        assert turn == {"plays": [], "games": ["b"], "turns": 1}  # its globals start over
+        assert player.take_stderr() == "starting game b Grüße\nturn 1\n"
+        assert player._sandbox is sandbox and sandbox.init_pid == init_pid and sandbox.child_pid != first_harness
+        if sandbox.cgroup is not None:
+            memberships = Path(f"/proc/{sandbox.child_pid}/cgroup").read_text().splitlines()
+            groups = [line for line in memberships if "/thegame-arena/sbx-" in line]
+            assert len(groups) == len(sandbox.cgroup.directories), memberships
+
+
+def test_forget_leaves_a_dead_sandbox_to_the_next_game(sandbox_works, counter_bot):
+    with SandboxedPlayer(counter_bot) as player:
+        player.start(5)
+        player._sandbox.kill()
+        assert player.forget() is False
+        player.new_game({**INFO, "seed": "c"}, 1)
+        assert player.play({}, 1)[0]["games"] == ["c"]  # a new sandbox, as after a failure

@@ -1,11 +1,20 @@
-"""Attack: remember every deal, in module globals and in /tmp, to play its mirrored game in a duplicate match knowing
-the other side (the opponent's hand, both draw piles). Reports at each new game how many games it remembers."""
+"""Attack: remember every deal, in module globals, in files under /tmp and in an extended attribute of /tmp itself, to
+play its mirrored game in a duplicate match knowing the other side (the opponent's hand, both draw piles). Reports at
+each new game how many games each store remembers, and its PID in the sandbox."""
 
 import os
 import sys
 
 MEMORY = "/tmp/deals"
+ATTRIBUTE = "user.deals"
 remembered = []
+
+
+def from_attribute():
+    try:
+        return len(os.getxattr("/tmp", ATTRIBUTE).split())
+    except OSError:
+        return 0
 
 
 def new_game(info):
@@ -13,10 +22,14 @@ def new_game(info):
     if os.path.exists(MEMORY):
         with open(MEMORY) as memory:
             on_disk = len(memory.read().split())
-    print(f"remembers {len(remembered)} in globals {on_disk} in /tmp", file=sys.stderr)
+    print(f"remembers {len(remembered)} {on_disk} {from_attribute()} pid {os.getpid()}", file=sys.stderr)
     remembered.append(info["seed"])
     with open(MEMORY, "a") as memory:
         memory.write(info["seed"] + "\n")
+    try:
+        os.setxattr("/tmp", ATTRIBUTE, " ".join(remembered).encode())
+    except OSError as error:  # a file system without user attributes: nothing kept there
+        print(f"no attribute: {error}", file=sys.stderr)
 
 
 def play(observation):
