@@ -110,6 +110,7 @@ class MatchSpec:
     options: dict[str, Any] = field(default_factory=dict)
     unpack_limits: UnpackLimits | None = None  # what an uploaded bot may be; None: the unpacker's defaults
     sandbox_limits: SandboxLimits | None = None  # what a sandboxed bot may use; None: SandboxLimits()
+    reuse_sandboxes: bool = False  # a sandbox ends with its harness and is kept for the next match (sandbox/pool.py)
     first_deal: int = 0  # game i plays deal first_deal + its deal number: a chunk of a longer list of deals
     start: StartPosition | None = None  # every game starts from this position of a logged game
 
@@ -255,6 +256,7 @@ def make_player(bot: BotSpec, spec: MatchSpec) -> Player:
             version=bot.resolved_version(),
             limits=spec.sandbox_limits,
             unpack_limits=spec.unpack_limits,
+            reuse=spec.reuse_sandboxes,
         )
     from bots.unsafe import load_unsandboxed
 

@@ -1,8 +1,8 @@
 """SandboxedPlayer: one untrusted bot in a bubblewrap sandbox, spoken to over the line protocol.
 
-One sandbox serves a whole match, so a bot's module globals persist across games. Every wait has a
-deadline; past it the sandbox is killed at once and reaped (see process.py). A sandbox that was killed
-is started afresh at the next game.
+One sandbox serves a whole match, so a bot's module globals persist across games, until `forget` starts the bot over
+in it (a duplicate match's second half). Every wait has a deadline; past it the sandbox is killed at once and reaped
+(see process.py). A sandbox that was killed is started afresh at the next game.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from bots import protocol, reply_bounds
 from bots.players import BotFailure
-from bots.sandbox import seccomp, workdirs
+from bots.sandbox import pool, seccomp, workdirs
 from bots.sandbox.bwrap import SandboxUnavailable, bwrap_path
 from bots.sandbox.limits import STARTUP_SECONDS, SandboxLimits
 from bots.sandbox.process import SandboxProcess
@@ -48,6 +48,7 @@ class SandboxedPlayer:
         limits: SandboxLimits | None = None,
         temp_root: str | None = None,
         unpack_limits: UnpackLimits | None = None,
+        reuse: bool = False,
     ) -> None:
         self.bot_file = Path(bot_file)
         self.name = name or self.bot_file.name
@@ -60,6 +61,7 @@ class SandboxedPlayer:
         self._sandbox: SandboxProcess | None = None
         self._boot_window: tuple[float, float] | None = None  # (launched, deadline) of a boot under way
         self._has_new_game = True  # the bot defines new_game(), as its harness said when it loaded
+        self.reuse = reuse  # start in a kept sandbox of this upload's, and keep this one at close (pool.py)
 
     def launch(self, timeout: float) -> None:
         """Begin starting the bot, without waiting: start() finishes, while other sandboxes boot meanwhile."""
@@ -71,7 +73,17 @@ class SandboxedPlayer:
         self.startup_timeout = timeout
         if self._workdir is None:
             self._workdir = workdirs.acquire(self.bot_file, self.limits, self.unpack_limits, self.temp_root)
-        self._spawn(timeout)
+        kept = pool.take(self._pool_key()) if self.reuse and self._sandbox is None else None
+        if kept is None:
+            self._spawn(timeout)
+            return
+        started = time.perf_counter()
+        kept.start_again(timeout)
+        self._sandbox = kept  # a new harness joins it at boot(), with a new /tmp
+        self._boot_window = (started, started + timeout)
+
+    def _pool_key(self) -> tuple[str, SandboxLimits]:
+        return str(self._workdir), self.limits
 
     def boot(self) -> None:
         """Put the launched bot into its sandbox once bwrap has built it, and let it load, without waiting for it:
@@ -166,17 +178,37 @@ class SandboxedPlayer:
         return self._sandbox.take_log() if self._sandbox is not None else ""
 
     def begin_close(self) -> None:
-        """Kill the sandbox without waiting for it to go (close() does): a match ends its sandboxes together."""
-        if self._sandbox is not None:
+        """Kill the sandbox without waiting for it to go (close() does): a match ends its sandboxes together. One
+        to be kept has its harness ended by close()."""
+        if self._sandbox is not None and not self._keepable():
             self._sandbox.send_kill()
 
     def close(self) -> None:
+        if self._keepable() and self._keep():
+            return
         self._boot_window = None
         if self._sandbox is not None:
             self._sandbox.kill()
         if self._workdir is not None:
             workdirs.release(self._workdir)
             self._workdir = None
+
+    def _keep(self) -> bool:
+        """End the bot's harness and keep its sandbox, with this player's hold on its directory, for the next start."""
+        try:
+            self._sandbox.end_harness()
+        except SandboxUnavailable:
+            return False  # killed instead
+        pool.keep(self._pool_key(), self._sandbox, self._workdir)
+        self._sandbox = self._workdir = None
+        return True
+
+    def _keepable(self, sandbox: SandboxProcess | None = None) -> bool:
+        """Whether the sandbox may serve this upload's next start: asked to be, and running the bot it booted."""
+        sandbox = sandbox or self._sandbox
+        return (
+            self.reuse and sandbox is not None and not sandbox.killed and sandbox.joined and self._boot_window is None
+        )
 
     def __enter__(self) -> SandboxedPlayer:
         return self

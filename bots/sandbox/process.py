@@ -188,6 +188,20 @@ class SandboxProcess:
         """End the harness alone and have a new one join the same sandbox at the next request, with a new /tmp: the
         bot starts over with nothing of its last run (globals, files), as in a new sandbox, but without building one.
         Raises SandboxUnavailable if the harness could not be seen to end, after which the sandbox is dead."""
+        self.end_harness()
+        self.start_again(startup_seconds)
+
+    def start_again(self, startup_seconds: float) -> None:
+        """Give the next harness (joined at the next request) `startup_seconds` from now to load the bot."""
+        self.startup_deadline = time.perf_counter() + startup_seconds
+
+    def built(self) -> bool:
+        """Whether the sandbox itself (bwrap and its PID 1) is still there for another harness."""
+        return not self.killed and not _exited(self.init_pidfd) and not _exited(self.bwrap_pidfd)
+
+    def end_harness(self) -> None:
+        """Kill the harness alone and forget it: the sandbox stays, with nothing of the bot running in it, and the
+        next harness to join it gets a new /tmp. Raises SandboxUnavailable (the sandbox killed) if it did not end."""
         if not self.joined or self.killed:
             raise SandboxUnavailable("only a sandbox whose harness has joined it can start another")
         try:
@@ -207,7 +221,6 @@ class SandboxProcess:
         self.stderr_open = self.joined = self.announced = self.stopped = self.reports_ended = False
         self.buffer, self.outgoing = b"", memoryview(b"")
         self.exit_status = self.join_error = self.child_pid = self.cpu_clock = self.cpu_at_stop = None
-        self.startup_deadline = time.perf_counter() + startup_seconds
         self.respawned = True
 
     def _join(self, server: forkserver.ForkServer, deadline: float) -> None:

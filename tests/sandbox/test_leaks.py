@@ -18,7 +18,7 @@ import pytest
 from sandbox_helpers import REPO
 
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
-from bots.sandbox import SandboxedPlayer, SandboxLimits, cgroups, forkserver, workdirs
+from bots.sandbox import SandboxedPlayer, SandboxLimits, cgroups, forkserver, pool, workdirs
 
 MATCHES = 20
 GAMES_PER_MATCH = 50
@@ -91,6 +91,7 @@ def test_a_thousand_sandboxed_games_leave_nothing_behind(sandbox_works, tmp_path
             games=GAMES_PER_MATCH,
             seed=f"leaks-{match}",
             duplicate=True,  # each match's second half: a new harness in each sandbox (forget), leaving nothing too
+            reuse_sandboxes=True,  # and each match's sandboxes kept for the next (pool.py), as a league worker does
             time_control=TimeControl(turn=0.5, bank=0.0, startup=10.0),
             max_failures=GAMES_PER_MATCH,
         )
@@ -101,6 +102,8 @@ def test_a_thousand_sandboxed_games_leave_nothing_behind(sandbox_works, tmp_path
         timeouts += terminations.count("timeout")
 
     assert played == MATCHES * GAMES_PER_MATCH == 1000
+    assert pool.kept() >= 1  # the last match's greedy sandbox (and flaky's, unless its last game failed)
+    pool.clear()
     assert crashes > 0 and timeouts > 0  # the failure paths were taken
     assert len(sandboxes) > 2 * MATCHES  # restarts after failures made fresh sandboxes
     assert None not in sandboxes

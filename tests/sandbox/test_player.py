@@ -13,7 +13,7 @@ from sandbox_helpers import REPO
 
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
 from bots.players import BotFailure
-from bots.sandbox import SandboxedPlayer, SandboxLimits, SandboxUnavailable, bwrap, forkserver, seccomp
+from bots.sandbox import SandboxedPlayer, SandboxLimits, SandboxUnavailable, bwrap, forkserver, pool, seccomp
 from games import Termination
 
 COUNTER_BOT = """
@@ -459,3 +459,49 @@ def test_forget_leaves_a_dead_sandbox_to_the_next_game(sandbox_works, counter_bo
         assert player.forget() is False
         player.new_game({**INFO, "seed": "c"}, 1)
         assert player.play({}, 1)[0]["games"] == ["c"]  # a new sandbox, as after a failure
+
+
+def test_a_kept_sandbox_serves_the_next_match_of_its_upload_with_nothing_of_the_last(sandbox_works, tmp_path):
+    bot = tmp_path / "keeper.py"
+    bot.write_text(
+        "import os\nseen = []\n"
+        "def play(observation):\n"
+        "    kept = os.path.exists('/tmp/kept')\n"
+        "    open('/tmp/kept', 'w').close()\n"
+        "    seen.append(1)\n"
+        "    return {'plays': [], 'kept': kept, 'seen': len(seen)}\n"
+    )
+    pool.clear()
+    with SandboxedPlayer(bot, reuse=True) as first:
+        first.start(10)
+        assert first.play({}, 5)[0] == {"plays": [], "kept": False, "seen": 1}
+        sandbox, init_pid = first._sandbox, first._sandbox.init_pid
+    assert pool.kept() == 1 and sandbox.built() and sandbox.child_pid is None  # its harness ended, the sandbox kept
+    with SandboxedPlayer(bot, reuse=True) as second:
+        second.start(10)
+        assert second.play({}, 5)[0] == {"plays": [], "kept": False, "seen": 1}  # a new process, a new /tmp
+        assert second._sandbox is sandbox and sandbox.init_pid == init_pid and pool.kept() == 0
+    with SandboxedPlayer(bot) as unkept:  # not asked to reuse: a sandbox of its own, killed at close
+        unkept.start(10)
+        assert unkept._sandbox is not sandbox
+    assert unkept._sandbox.killed and pool.kept() == 1
+    pool.clear()
+    assert pool.kept() == 0 and not sandbox.built()
+
+
+def test_the_pool_drops_sandboxes_past_its_capacity_or_dead(sandbox_works, counter_bot, monkeypatch):
+    pool.clear()
+    monkeypatch.setattr(pool, "CAPACITY", 1)
+    players = [SandboxedPlayer(counter_bot, reuse=True) for _ in range(2)]
+    for player in players:
+        player.start(10)
+    sandboxes = [player._sandbox for player in players]
+    for player in players:
+        player.close()
+    assert pool.kept() == 1 and not sandboxes[0].built() and sandboxes[1].built()  # the oldest went
+    os.kill(sandboxes[1].init_pid, 9)
+    time.sleep(0.2)
+    with SandboxedPlayer(counter_bot, reuse=True) as player:
+        player.start(10)
+        assert player._sandbox is not sandboxes[1] and sandboxes[1].killed  # a dead one is not handed out
+    pool.clear()

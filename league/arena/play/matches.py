@@ -101,6 +101,7 @@ def match_spec(match: Match, versions: list[BotVersion]) -> MatchSpec:
         unpack_limits=upload_limits(),
         # house bots run in this process: every sandboxed bot is an upload
         sandbox_limits=SandboxLimits(require_cgroups=not settings.ARENA_SANDBOX_WITHOUT_CGROUPS),
+        reuse_sandboxes=True,  # a worker plays the same uploads again and again: a bot's next match joins its sandbox
         first_deal=match.first_deal,
         # validation fails a version at its first forfeit: its later games are forfeited at once, not played out
         max_failures=1 if match.kind == Match.Kind.VALIDATION else MatchSpec.max_failures,
