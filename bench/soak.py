@@ -9,13 +9,14 @@ warm-up of a tenth of the games comes first, then the rest: unrated exhibition m
 each, cycling over the pairs of bots, so that sandboxes are started and stopped at every match. Every `--every`
 seconds the worker is sampled: open file descriptors and RSS of its long-lived processes (the Celery parent, its
 pool, and each pool process's fork server), and the processes below it (sandboxes included). With the worker
-idle (its last match stored and no sandbox left) the same figures are taken before the games, after the warm-up
+idle (its last match stored and no bot running) the same figures are taken before the games, after the warm-up
 and at the end.
 
 It prints the first, last and max of each figure and judges each goal: open files and RSS at the end may exceed
 the idle worker's after the warm-up (caches full, every fork server started) by `--tolerance` (10%) at most; no
-sandbox process may be left once the worker is idle, nor more than one fork server per pool process, and the busy
-maximum stays within what the pool can run at once; every match is stored and no game forfeited.
+bot may be left running once the worker is idle (a pool process keeps up to bots.sandbox.pool.CAPACITY emptied
+sandboxes, bwrap and its held child, for its uploads' next matches), nor more than one fork server per pool process,
+and the busy maximum stays within what the pool can run at once; every match is stored and no game forfeited.
 The last line is JSON, for tests.
 """
 
@@ -35,10 +36,14 @@ from bench import harness
 
 CLOCK = (
     "clock: from the first warm-up match queued (the uploads validated, the worker idle) to the last match stored; "
-    "the worker sampled every --every seconds, and idle (no sandbox left) before, after the warm-up and at the end"
+    "the worker sampled every --every seconds, and idle (no bot running) before, after the warm-up and at the end"
 )
 # Each sandbox is bwrap and the bot's harness, and bwrap may keep a parent of the namespace beside them.
 PROCESSES_PER_SANDBOX = 3  # bwrap, its child held before its exec, and the harness
+KEPT_PROCESSES = 2  # of a sandbox kept for its upload's next match: bwrap and its child, no harness (pool.py)
+KEPT_FDS = (
+    4  # its pool process holds for it: pidfds on bwrap and its child, the pipe the child waits on, bwrap's stderr
+)
 
 
 @dataclass
@@ -50,6 +55,7 @@ class Sample:
     processes: int  # every process below the worker
     fork_servers: int
     sandboxes: int  # processes below the worker that are neither pool processes nor fork servers
+    bots: int  # of them, those that are not bwrap's: harnesses (or their monitors), which run the bots
     load: float
 
 
@@ -68,6 +74,13 @@ def rss_kib(pid: int) -> int:
     except OSError:
         pass
     return 0
+
+
+def comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 def is_fork_server(pid: int) -> bool:
@@ -95,6 +108,7 @@ def sample(worker_pid: int, games: int, started: float) -> Sample:
     servers = [pid for pid, depth in tree.items() if depth == 2 and is_fork_server(pid)]
     launchers = [pid for pid, depth in tree.items() if depth == 3 and is_launcher(pid, servers)]
     own = [pid for pid, depth in tree.items() if depth <= 1] + servers + launchers
+    sandboxes = [pid for pid in tree if pid != worker_pid and pid not in own]
     return Sample(
         seconds=round(time.monotonic() - started, 1),
         games=games,
@@ -102,16 +116,17 @@ def sample(worker_pid: int, games: int, started: float) -> Sample:
         rss_mib=round(sum(rss_kib(pid) for pid in own) / 1024, 1),
         processes=len(tree) - 1,
         fork_servers=len(servers),
-        sandboxes=len(tree) - len(own),
+        sandboxes=len(sandboxes),
+        bots=sum(1 for pid in sandboxes if comm(pid) != "bwrap"),
         load=round(os.getloadavg()[0], 2),
     )
 
 
 def idle_sample(worker_pid: int, games: int, started: float, timeout: float = 30.0) -> Sample:
-    """A sample once the worker is idle: its last match stored and that match's sandboxes reaped (or `timeout`
-    seconds later, when a sandbox that outlives its match is what the sample must show)."""
+    """A sample once the worker is idle: its last match stored and that match's bots ended (or `timeout` seconds
+    later, when a bot that outlives its match is what the sample must show)."""
     deadline = time.monotonic() + timeout
-    while (taken := sample(worker_pid, games, started)).sandboxes and time.monotonic() < deadline:
+    while (taken := sample(worker_pid, games, started)).bots and time.monotonic() < deadline:
         time.sleep(0.05)
     return taken
 
@@ -135,6 +150,11 @@ def queue_matches(bots: list, total_games: int, match_games: int, first_number: 
     return len(matches)
 
 
+def kept_sandboxes(taken: Sample) -> int:
+    """The emptied sandboxes (bwrap and its held child, no harness) an idle sample shows."""
+    return (taken.sandboxes - taken.bots) // KEPT_PROCESSES
+
+
 def growth(first: float, last: float) -> float:
     return (last - first) / first if first else 0.0
 
@@ -146,24 +166,37 @@ def judge(idle_before: Sample, warm: Sample, idle_after: Sample, samples: list[S
     # every fork server started); a busy sample would count its sandboxes' pipes and its matches' data.
     for name in ("fds", "rss_mib"):
         first, last = getattr(warm, name), getattr(idle_after, name)
+        # the descriptors held for the sandboxes kept for the next matches (as many as uploads seen) are no leak
+        held = [KEPT_FDS * kept_sandboxes(taken) if name == "fds" else 0 for taken in (warm, idle_after)]
+        change = growth(first - held[0], last - held[1])
         report[name] = {
             "first": first,
             "last": last,
             "max": max(getattr(s, name) for s in samples),
-            "growth": round(growth(first, last), 4),
-            "ok": growth(first, last) <= tolerance,
+            "held_for_kept_sandboxes": held,
+            "growth": round(change, 4),
+            "ok": change <= tolerance,
         }
-    # two sandboxes per pool process at most, beside the pool process, its fork server and that one's launcher
-    busy_cap = workers * (2 * PROCESSES_PER_SANDBOX + 3)
+    # two sandboxes per pool process at most, beside the pool process, its fork server and that one's launcher, and
+    # the sandboxes it keeps for its uploads' next matches
+    from bots.sandbox import pool
+
+    kept_cap = workers * pool.CAPACITY
+    busy_cap = workers * (2 * PROCESSES_PER_SANDBOX + 3) + kept_cap * KEPT_PROCESSES
+    kept = idle_after.sandboxes - idle_after.bots  # processes
     report["processes"] = {
         "first": idle_before.processes,
         "warm": warm.processes,
         "last": idle_after.processes,
         "max": max(s.processes for s in samples),
         "busy_cap": busy_cap,
-        "sandboxes_left": idle_after.sandboxes,
+        "bots_left": idle_after.bots,
+        "kept_sandboxes": kept // KEPT_PROCESSES,
+        "kept_cap": kept_cap,
         "fork_servers": idle_after.fork_servers,
-        "ok": idle_after.sandboxes == 0
+        "ok": idle_after.bots == 0
+        and kept % KEPT_PROCESSES == 0
+        and kept // KEPT_PROCESSES <= kept_cap
         and idle_after.fork_servers <= workers
         and max(s.processes for s in samples) <= busy_cap,
     }
@@ -255,12 +288,14 @@ def describe(result: dict, tolerance: float) -> str:
         lines.append(
             f"  {harness.verdict(figure['ok'])}  {label} of the worker, its pool and their fork servers grow <= "
             f"{100 * tolerance:g}% (idle after the warm-up {figure['first']}, idle at the end {figure['last']}, "
-            f"busy max {figure['max']}): {100 * figure['growth']:+.1f}%"
+            f"busy max {figure['max']}; held for kept sandboxes {figure['held_for_kept_sandboxes']}): "
+            f"{100 * figure['growth']:+.1f}%"
         )
     figure = result["processes"]
     lines.append(
-        f"  {harness.verdict(figure['ok'])}  no process outlives its match (idle at the end: "
-        f"{figure['sandboxes_left']} sandbox processes, {figure['fork_servers']} fork servers for "
+        f"  {harness.verdict(figure['ok'])}  no bot outlives its match (idle at the end: {figure['bots_left']} bot "
+        f"processes, {figure['kept_sandboxes']} emptied sandboxes kept (at most {figure['kept_cap']}), "
+        f"{figure['fork_servers']} fork servers for "
         f"{result['workers']} pool processes; busy max {figure['max']} processes below the worker, cap "
         f"{figure['busy_cap']}; idle before {figure['first']}, after the warm-up {figure['warm']}, at the end "
         f"{figure['last']})"

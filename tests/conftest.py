@@ -1,4 +1,5 @@
-"""What the whole suite shares: the Hypothesis profile, and one Redis database per parallel test process.
+"""What the whole suite shares: the Hypothesis profile, one Redis database per parallel test process, and no sandbox
+kept from one test for the next.
 
 CI runs every property test on the same examples each time (`ci`: derandomised, no example database), so a
 failure there is a failure of the change, not of the draw, and a rerun reproduces it. Locally the examples are
@@ -11,8 +12,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterator, Mapping
 
+import pytest
 from django.conf import settings as django_settings
 from hypothesis import settings
 
@@ -51,3 +54,13 @@ if _BROKER:
     os.environ["CELERY_BROKER_URL"] = _BROKER
     if django_settings.configured:
         django_settings.CELERY_BROKER_URL = _BROKER
+
+
+@pytest.fixture(autouse=True)
+def no_kept_sandboxes() -> Iterator[None]:
+    """A test whose matches keep their sandboxes (as the league's do: bots/sandbox/pool.py) ends them: a later test of
+    the same process that counts processes or descriptors must not find them."""
+    yield
+    pool = sys.modules.get("bots.sandbox.pool")
+    if pool is not None:
+        pool.clear()

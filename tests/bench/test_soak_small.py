@@ -49,9 +49,11 @@ def test_300_sandboxed_games_leak_no_files_processes_or_memory():
     assert result["failed_matches"] == 0 and result["forfeits"] == 0
     processes = result["processes"]
     assert processes["max"] > processes["first"], "no sandbox was ever seen running: the sampling is blind"
-    # idle, nothing is left below the worker but its two pool processes and their fork servers, each with its
-    # launcher, which count among the long-lived processes whose files and memory are watched
-    assert processes["sandboxes_left"] == 0 and processes["last"] == 2 + 2 * processes["fork_servers"], processes
+    # idle, no bot runs: below the worker are its two pool processes and their fork servers, each with its launcher
+    # (the long-lived processes whose files and memory are watched), and the emptied sandboxes kept for the next
+    # matches, bwrap and its held child each
+    assert processes["bots_left"] == 0 and 1 <= processes["kept_sandboxes"] <= processes["kept_cap"], processes
+    assert processes["last"] == 2 + 2 * processes["fork_servers"] + 2 * processes["kept_sandboxes"], processes
     assert 1 <= result["idle_warm"]["fork_servers"] <= 2, result["idle_warm"]
     assert result["fds"]["first"] == result["idle_warm"]["fds"], "files not compared idle with idle"
     assert result["rss_mib"]["first"] == result["idle_warm"]["rss_mib"], "memory not compared idle with idle"
