@@ -203,9 +203,9 @@ class SandboxedPlayer:
         self._sandbox = self._workdir = None
         return True
 
-    def _keepable(self, sandbox: SandboxProcess | None = None) -> bool:
+    def _keepable(self) -> bool:
         """Whether the sandbox may serve this upload's next start: asked to be, and running the bot it booted."""
-        sandbox = sandbox or self._sandbox
+        sandbox = self._sandbox
         return (
             self.reuse and sandbox is not None and not sandbox.killed and sandbox.joined and self._boot_window is None
         )
