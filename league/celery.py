@@ -57,10 +57,11 @@ def import_the_rating_maths(**_: object) -> threading.Thread:
 @worker_process_shutdown.connect
 @worker_shutdown.connect
 def remove_the_sandbox_folders(**_: object) -> None:
-    """Stop this process's fork servers and remove their folders (thegame-zygote-* in /dev/shm), and the bots' folders
-    it kept (thegame-sandbox-*): a pool process ends by os._exit, which runs no atexit handler, so without this they
-    stayed until the next start found them."""
-    from bots.sandbox import forkserver, workdirs
+    """End the sandboxes this process kept for its next matches (and their cgroups), stop its fork servers and remove
+    their folders (thegame-zygote-* in /dev/shm), and the bots' folders it kept (thegame-sandbox-*): a pool process
+    ends by os._exit, which runs no atexit handler, so without this they stayed until the next start found them."""
+    from bots.sandbox import forkserver, pool, workdirs
 
+    pool.clear()
     forkserver.stop_all()
     workdirs.remove_all()
