@@ -226,12 +226,16 @@ def _duplicate_blocks(spec: MatchSpec) -> Generator[tuple[int, int], None, None]
 
 
 def _duplicate_deal(spec: MatchSpec, index: int) -> tuple[int, bool]:
-    """(deal, swapped) of game `index` of a duplicate match."""
-    for first, deals in _duplicate_blocks(spec):
-        within = index - 2 * first
-        if within < 2 * deals:
-            return (first + within, False) if within < deals else (first + within - deals, True)
-    return spec.games // 2, False  # an odd match's last deal, played once
+    """(deal, swapped) of game `index` of a duplicate match: every block but the last is full, so its block is
+    index // (2 * block), with no walk over the blocks before it (a test may play thousands)."""
+    pairs = spec.games // 2
+    if index >= 2 * pairs:
+        return pairs, False  # an odd match's last deal, played once
+    block = spec.duplicate_block or pairs
+    first = index // (2 * block) * block
+    deals = min(block, pairs - first)
+    within = index - 2 * first
+    return (first + within, False) if within < deals else (first + within - deals, True)
 
 
 def mirror_starts(spec: MatchSpec) -> frozenset[int]:

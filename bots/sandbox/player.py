@@ -77,10 +77,8 @@ class SandboxedPlayer:
         if kept is None:
             self._spawn(timeout)
             return
-        started = time.perf_counter()
-        kept.start_again(timeout)
-        self._sandbox = kept  # a new harness joins it at boot(), with a new /tmp
-        self._boot_window = (started, started + timeout)
+        self._sandbox = kept
+        self._await_new_harness(timeout)
 
     def _pool_key(self) -> tuple[str, SandboxLimits]:
         return str(self._workdir), self.limits
@@ -124,13 +122,19 @@ class SandboxedPlayer:
         sandbox = self._sandbox
         if sandbox is None or sandbox.killed or self._boot_window is not None or not sandbox.joined:
             return False
-        started = time.perf_counter()
         try:
-            sandbox.respawn(self.startup_timeout)
+            sandbox.end_harness()
         except SandboxUnavailable:
             return False  # killed: the next game starts a new sandbox
-        self._boot_window = (started, started + self.startup_timeout)
+        self._await_new_harness(self.startup_timeout)
         return True
+
+    def _await_new_harness(self, timeout: float) -> None:
+        """A new harness joins the sandbox, whose last one has ended, at boot() (with a new /tmp), and must have
+        loaded the bot within `timeout` seconds from now."""
+        started = time.perf_counter()
+        self._sandbox.start_again(timeout)
+        self._boot_window = (started, started + timeout)
 
     def _live(self) -> SandboxProcess:
         if self._workdir is None:

@@ -25,7 +25,7 @@ CAPACITY = 32  # idle sandboxes a runner process keeps (some 0.6 MB each): a wor
 IDLE_SECONDS = 120.0
 
 
-@dataclass
+@dataclass(eq=False)  # one kept sandbox is itself alone
 class _Idle:
     key: Hashable
     sandbox: SandboxProcess

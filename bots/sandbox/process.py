@@ -184,13 +184,6 @@ class SandboxProcess:
         except BlockingIOError:
             return "bwrap exited without a word"
 
-    def respawn(self, startup_seconds: float) -> None:
-        """End the harness alone and have a new one join the same sandbox at the next request, with a new /tmp: the
-        bot starts over with nothing of its last run (globals, files), as in a new sandbox, but without building one.
-        Raises SandboxUnavailable if the harness could not be seen to end, after which the sandbox is dead."""
-        self.end_harness()
-        self.start_again(startup_seconds)
-
     def start_again(self, startup_seconds: float) -> None:
         """Give the next harness (joined at the next request) `startup_seconds` from now to load the bot."""
         self.startup_deadline = time.perf_counter() + startup_seconds
@@ -212,10 +205,7 @@ class SandboxProcess:
             self.kill()
             raise SandboxUnavailable("the sandbox's harness did not end when it was told to")
         self.drain_log()
-        for name in ("stdin", "stdout", "stderr", "stat_fd", "pidfd"):
-            if getattr(self, name) is not None:
-                os.close(getattr(self, name))
-                setattr(self, name, None)
+        self._close("stdin", "stdout", "stderr", "stat_fd", "pidfd")
         self.poller = select.poll()
         self.log_waiter = select.poll()
         self.stderr_open = self.joined = self.announced = self.stopped = self.reports_ended = False
@@ -598,13 +588,17 @@ class SandboxProcess:
             _exited(self.bwrap_pidfd, REAP_SECONDS)  # the fork server's launcher, its parent, reaps it
         self.drain_log()
         self.stderr_open = False
-        fds = ("stdin", "stdout", "stderr", "status_fd", "stat_fd", "pidfd", "init_pidfd", "bwrap_pidfd", "block_fd")
-        for name in (*fds, "bwrap_info_fd", "bwrap_errors_fd", "admit_fd"):
+        self._close("stdin", "stdout", "stderr", "status_fd", "stat_fd", "pidfd", "init_pidfd", "bwrap_pidfd")
+        self._close("block_fd", "bwrap_info_fd", "bwrap_errors_fd", "admit_fd")
+        self._remove_cgroup()
+
+    def _close(self, *names: str) -> None:
+        """Close the descriptors these attributes hold, if they hold one, and forget them."""
+        for name in names:
             fd = getattr(self, name, None)
             if fd is not None:
                 os.close(fd)
                 setattr(self, name, None)
-        self._remove_cgroup()
 
     def _remove_cgroup(self) -> None:
         if self.cgroup is not None:
