@@ -8,6 +8,7 @@
     python -m bench.sandbox --only tripcpu   # CPU per round trip, runner and sandbox, beside a bare pipe's
     python -m bench.sandbox --only think     # the same for bots that think 0, 50 and 200 us a turn
     python -m bench.sandbox --only pairs     # CPU per game of each house pairing, sandboxed and in-process
+    python -m bench.sandbox --only respawn   # a bot started over in its sandbox: CPU and page faults, by process
     python -m bench.sandbox --json           # the figures as JSON
     python -m bench.sandbox --one-cpu        # on one CPU, as a worker pool process plays (ARENA_WORKER_ONE_CPU)
     python -m bench.sandbox --monitors       # the fork server joins each sandbox through a monitor, as on a host
@@ -31,6 +32,11 @@ machine the runner and the sandbox lose their caches to other processes while th
 more CPU the longer the bot thinks (a cost the in-process player never pays). The pairs figure splits a
 match's CPU per game into the runner's and the sandboxes' for each pairing of house bots (the league bench's
 mix), sandboxed (uploaded copies) and in-process, with the turns per game: where a sandboxed game's CPU goes.
+The respawn figure is what a fair duplicate match pays four times (each bot's new harness at the match's start, in a
+kept sandbox, and again at its mirror half): the greedy bot started over in its sandbox (`forget`) and asked for one
+turn, per start: CPU of the runner, of the fork server and of the harness (its start, its turn, its end), and the
+page faults of the fork server and the harness, nearly all of them copy-on-write copies of the fork server's memory
+that the two processes write after the fork (a CPython object's reference count is written whenever it is used).
 With --one-cpu the bench keeps itself, and so its sandboxes and the bare processes, on one CPU under SCHED_BATCH,
 as a worker pool process with ARENA_WORKER_ONE_CPU plays its matches (bots/sandbox/scheduling.py): without it, a
 turn's two hand-offs may cross CPUs, which on a virtual machine costs more than the rest of the exchange (the bare
@@ -303,6 +309,41 @@ def bench_pairs(game_count: int) -> dict[str, dict[str, float]]:
     return figures
 
 
+def _fork_server_counts() -> tuple[int, float, int, float]:
+    """(page faults, CPU seconds) of this process's fork servers and then of what they have reaped (the harnesses),
+    so far, from /proc (CPU in clock ticks)."""
+    faults = cpu = child_faults = child_cpu = 0
+    for server in forkserver.running_servers():
+        fields = Path(f"/proc/{server.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        faults, child_faults = faults + int(fields[7]), child_faults + int(fields[8])  # minflt, cminflt
+        cpu, child_cpu = cpu + int(fields[11]) + int(fields[12]), child_cpu + int(fields[13]) + int(fields[14])
+    ticks = os.sysconf("SC_CLK_TCK")
+    return faults, cpu / ticks, child_faults, child_cpu / ticks
+
+
+def bench_respawn(bot: Path, starts: int) -> dict[str, float]:
+    observation = sample_observations(1)[0]
+    with SandboxedPlayer(bot) as player:
+        player.start(10)
+        player.play(observation, 5)
+        faults, cpu, child_faults, child_cpu = _fork_server_counts()
+        runner, began = time.process_time(), time.perf_counter()
+        for _ in range(starts):
+            player.forget()
+            player.play(observation, 5)
+        wall, runner = time.perf_counter() - began, time.process_time() - runner
+        faults_after, cpu_after, child_faults_after, child_cpu_after = _fork_server_counts()
+    return {
+        "starts": starts,
+        "wall_ms": wall / starts * 1e3,
+        "runner_cpu_ms": runner / starts * 1e3,
+        "fork_server_cpu_ms": (cpu_after - cpu) / starts * 1e3,
+        "harness_cpu_ms": (child_cpu_after - child_cpu) / starts * 1e3,
+        "fork_server_faults": (faults_after - faults) / starts,
+        "harness_faults": (child_faults_after - child_faults) / starts,
+    }
+
+
 def bench_match(game_count: int) -> dict[str, float]:
     def games_per_second(sandbox: bool) -> float:
         spec = MatchSpec(
@@ -329,8 +370,10 @@ def bench_match(game_count: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["startup", "boot", "roundtrip", "tripcpu", "think", "pairs", "match"])
-    parser.add_argument("--starts", type=int, default=30)
+    parser.add_argument(
+        "--only", choices=["startup", "boot", "respawn", "roundtrip", "tripcpu", "think", "pairs", "match"]
+    )
+    parser.add_argument("--starts", type=int, default=30, help="--only respawn: ten times as many")
     parser.add_argument("--matches", type=int, default=20, help="--only boot: matches' worth of sandboxes")
     parser.add_argument("--turns", type=int, default=5000)
     parser.add_argument("--games", type=int, default=200, help="--only match; --only pairs: a tenth of it")
@@ -352,6 +395,8 @@ def main() -> None:
             figures["startup_greedy"] = bench_startup(GREEDY, max(args.starts // 3, 5))
         if args.only in (None, "boot"):
             figures["boot"] = bench_boot([GREEDY, RANDOM], args.matches)
+        if args.only in (None, "respawn"):
+            figures["respawn"] = bench_respawn(GREEDY, args.starts * 10)
         if args.only in (None, "roundtrip"):
             figures["roundtrip"] = bench_roundtrip(instant, args.turns)
         if args.only in (None, "tripcpu"):
@@ -382,6 +427,13 @@ def main() -> None:
               f"to both started, then closing both, killed and reaped): start {row['start_median_ms']:.1f} ms, "
               f"close {row['close_median_ms']:.1f} ms (medians); CPU per match: runner {row['runner_cpu_ms']:.1f} "
               f"ms, sandboxes {row['sandbox_cpu_ms']:.1f} ms")  # fmt: skip
+    if "respawn" in figures:
+        row = figures["respawn"]
+        print(f"the greedy bot started over in its sandbox and asked for a turn ({row['starts']} starts; clock: from "
+              f"forget() to the turn's reply), per start: {row['wall_ms']:.2f} ms; CPU: runner "
+              f"{row['runner_cpu_ms']:.2f} ms, fork server {row['fork_server_cpu_ms']:.2f} ms, harness "
+              f"{row['harness_cpu_ms']:.2f} ms; page faults: fork server {row['fork_server_faults']:.0f}, harness "
+              f"{row['harness_faults']:.0f}")  # fmt: skip
     if "roundtrip" in figures:
         row = figures["roundtrip"]
         print(f"turn round trip ({row['turns']} turns, observations ~{row['observation_bytes']:.0f} bytes, a bot "

@@ -81,3 +81,14 @@ def test_the_sandbox_bench_plays_on_one_cpu_as_a_pool_process_does(sandbox_works
     trips = figures["tripcpu"]
     assert trips["turns"] == 20 and trips["bare_parent_us"] > 0
     assert trips["bare_stopping_parent_us"] > 0 and trips["bare_stopping_child_us"] > 0
+
+
+def test_the_sandbox_bench_splits_a_respawn_between_runner_fork_server_and_harness(sandbox_works):
+    command = [sys.executable, "-m", "bench.sandbox", "--only", "respawn", "--starts", "2", "--json"]
+    root = Path(__file__).resolve().parents[2]
+    row = json.loads(subprocess.run(command, cwd=root, capture_output=True, check=True, timeout=120).stdout)["respawn"]
+    assert row["starts"] == 20
+    # every start forks a harness from the fork server: both copy pages of the fork server's memory, and the harness
+    # (which imports the bot and plays a turn) far more than the fork server
+    assert row["harness_faults"] > row["fork_server_faults"] > 0
+    assert row["runner_cpu_ms"] > 0 and row["wall_ms"] > row["runner_cpu_ms"]
