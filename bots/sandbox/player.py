@@ -17,7 +17,7 @@ from bots.players import BotFailure
 from bots.sandbox import pool, seccomp, workdirs
 from bots.sandbox.bwrap import SandboxUnavailable, bwrap_path
 from bots.sandbox.limits import STARTUP_SECONDS, SandboxLimits
-from bots.sandbox.process import SandboxProcess
+from bots.sandbox.process import PidsMovedOn, SandboxProcess
 from bots.sandbox.unpack import UnpackLimits, bot_version
 from games import Termination
 
@@ -87,7 +87,13 @@ class SandboxedPlayer:
         """Put the launched bot into its sandbox once bwrap has built it, and let it load, without waiting for it:
         a match launches every seat's sandbox before booting the first, so that their builds overlap."""
         if self._boot_window is not None and not self._sandbox.joined:
-            self._sandbox.send(HELLO)  # joins first; the reply is read once it has announced
+            try:
+                self._sandbox.send(HELLO)  # joins first; the reply is read once it has announced
+            except PidsMovedOn:  # its last bot could tell this one a number (process.py): a new sandbox instead
+                earlier = self._sandbox.take_log()
+                self._spawn(self.startup_timeout)
+                self._sandbox._keep_log(earlier.encode())
+                self._sandbox.send(HELLO)
 
     def start(self, timeout: float) -> None:
         """Load the bot (finishing a launch() if one is under way) within `timeout` seconds of its launch."""

@@ -16,6 +16,12 @@ sandbox's uid where the Python runtime is reachable (staging.py), so no helper p
 a millisecond of CPU). bwrap runs unprivileged, as that uid, and makes the sandbox's user namespaces itself, inside
 the fork server's. It is the launcher's child, which reaps it; the runner watches it through a pidfd.
 
+A sandbox outlives its harness when the bot starts over in it (`end_harness`, a duplicate match's mirror half, a kept
+sandbox's next match): its next harness is PID 2 + the harnesses before it, unless a bot started threads there, each of
+which took the next PID of the sandbox. The PID counter is the one thing of a sandbox that no harness's end resets,
+so a bot could count a number into it for the next harness to read off its own PID; such a sandbox is not used again
+(`PidsMovedOn`: the bot starts over in a new one instead).
+
 A turn ends when the harness has replied and stopped itself (harness.py): the runner reads the reply, checks in
 /proc that every thread of the process is stopped, and only then goes on; with the next request it checks that the
 sandbox stayed stopped and sends SIGCONT (pause.py).
@@ -51,6 +57,13 @@ TAIL_CHARS = 2000  # of the log, attached to a failure
 REAP_SECONDS = 5.0
 YIELDS_BEFORE_SLEEPING = 50  # while a harness that has replied is on its way to stopping (microseconds, usually)
 EXIT_GRACE_SECONDS = 0.05  # for every thread of a process whose main thread has exited to be gone
+FIRST_HARNESS_PID = 2  # in the sandbox's PID namespace: bwrap's blocked child is PID 1
+
+
+class PidsMovedOn(SandboxUnavailable):
+    """A bot started threads in this sandbox before its harness ended: the next harness's PID would carry their
+    number. The sandbox is killed; the bot starts over in a new one."""
+
 
 _sandbox_numbers = itertools.count(1)  # this process's sandboxes, in the order started (their cgroups' names)
 
@@ -92,6 +105,7 @@ class SandboxProcess:
         self.bwrap_info_fd: int | None = None  # bwrap's info pipe, until it has said where PID 1 is
         self.admit_fd: int | None = None  # a byte on it lets the harness run the bot, once it is in its cgroups
         self.respawned = False  # the harness is not the sandbox's first: it gets a new /tmp (respawn)
+        self.harnesses = 0  # forked into the sandbox so far
         uid, gid, switch = limits.identity()
         self.startup_deadline = time.perf_counter() + startup_seconds
         scheduling.wait_without_preempting()  # before the fork server starts: it inherits the policy
@@ -256,6 +270,9 @@ class SandboxProcess:
         self.log_waiter.register(self.stderr, select.POLLIN)
         self.stderr_open = True
         self.child_pid, self.pidfd = self._await_harness(deadline)
+        self.harnesses += 1
+        if self.respawned and pid_in_sandbox(self.child_pid) != FIRST_HARNESS_PID + self.harnesses - 1:
+            raise PidsMovedOn("a thread of an earlier bot moved the sandbox's PIDs on: the bot starts in a new one")
         try:
             self.stat_fd = os.open(f"/proc/{self.child_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
         except FileNotFoundError:
@@ -604,6 +621,18 @@ class SandboxProcess:
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
+
+
+def pid_in_sandbox(host_pid: int) -> int | None:
+    """The PID a process has in its own (innermost) PID namespace, or None once it is gone."""
+    try:
+        with open(f"/proc/{host_pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"NSpid:"):
+                    return int(line.split()[-1])
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def _exited(pidfd: int, timeout: float = 0.0) -> bool:

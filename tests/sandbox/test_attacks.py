@@ -412,3 +412,19 @@ def test_a_bot_plays_no_mirrored_deal_remembering_the_other_side(sandbox_works):
     assert [report[1:4] for report in reports] == [[str(n)] * 3 for n in (0, 1, 0, 1)], reports
     # the second half's bot is a new harness in the same sandbox (PID 3 of its PID namespace), not a new sandbox
     assert [report[5] for report in reports] == ["2", "2", "3", "3"], reports
+
+
+def test_a_bot_carries_no_number_to_its_mirrored_half_through_the_sandboxs_pids(sandbox_works):
+    """The first half's bot starts as many threads as a number it wants the mirrored half to know; the mirrored half's
+    harness would read it off its own PID, had it joined the same sandbox."""
+    spec = MatchSpec(
+        "face-to-face",
+        [BotSpec(str((ATTACKS / "count_through_pids").with_suffix(".py"))), BotSpec("house:greedy")],
+        games=4,
+        duplicate=True,
+    )
+    result = run_match(spec)
+    reports = [game.stderr[0].split() for game in result.games]
+    assert [report[0] for report in reports] == ["pid"] * 4, reports
+    assert int(reports[0][3]) > 0  # it did send a number
+    assert [report[1] for report in reports] == ["2", "2", "2", "2"], reports  # the mirrored half: PID 2 of a new one

@@ -452,6 +452,39 @@ def test_forget_starts_the_bot_over_in_the_same_sandbox(sandbox_works, counter_b
             assert len(groups) == len(sandbox.cgroup.directories), memberships
 
 
+THREADS_BOT = (
+    "import os, threading\n"
+    "def play(observation):\n"
+    "    for _ in range(observation['threads']):\n"
+    "        thread = threading.Thread(target=int)\n"
+    "        thread.start()\n"
+    "        thread.join()\n"
+    "    return {'plays': [], 'pid': os.getpid()}\n"
+)
+
+
+@pytest.fixture
+def threads_bot(tmp_path: Path) -> Path:
+    path = tmp_path / "threads.py"
+    path.write_text(THREADS_BOT)
+    return path
+
+
+def test_a_bot_that_started_threads_starts_over_in_a_new_sandbox(sandbox_works, threads_bot):
+    """Each thread takes the sandbox's next PID, and no harness's end resets the counter: the next harness's PID would
+    tell how many threads the last bot started. Its sandbox is not used again."""
+    with SandboxedPlayer(threads_bot) as player:
+        player.start(5)
+        assert player.play({"threads": 0}, 1)[0]["pid"] == 2
+        sandbox = player._sandbox
+        assert player.forget() is True
+        assert player.play({"threads": 5}, 1)[0]["pid"] == 3  # no thread before it: the same sandbox, its next PID
+        assert player._sandbox is sandbox
+        assert player.forget() is True
+        assert player.play({"threads": 0}, 1)[0]["pid"] == 2  # not 9: a new sandbox, which five threads never saw
+        assert player._sandbox is not sandbox and sandbox.killed
+
+
 def test_forget_leaves_a_dead_sandbox_to_the_next_game(sandbox_works, counter_bot):
     with SandboxedPlayer(counter_bot) as player:
         player.start(5)
@@ -487,6 +520,20 @@ def test_a_kept_sandbox_serves_the_next_match_of_its_upload_with_nothing_of_the_
     assert unkept._sandbox.killed and pool.kept() == 1
     pool.clear()
     assert pool.kept() == 0 and not sandbox.built()
+
+
+def test_a_kept_sandbox_whose_bot_started_threads_serves_no_next_match(sandbox_works, threads_bot):
+    pool.clear()
+    with SandboxedPlayer(threads_bot, reuse=True) as first:
+        first.start(10)
+        assert first.play({"threads": 3}, 5)[0]["pid"] == 2
+        sandbox = first._sandbox
+    assert pool.kept() == 1
+    with SandboxedPlayer(threads_bot, reuse=True) as second:
+        second.start(10)
+        assert second.play({"threads": 0}, 5)[0]["pid"] == 2  # not 6: a new sandbox
+        assert second._sandbox is not sandbox and sandbox.killed and pool.kept() == 0
+    pool.clear()
 
 
 def test_the_pool_drops_sandboxes_past_its_capacity_or_dead(sandbox_works, counter_bot, monkeypatch):
