@@ -161,6 +161,9 @@ DENIED: dict[str, tuple[str, ...]] = {
     "process creation": ("fork", "vfork"),
     "signals sent later (a POSIX timer's is passed in memory, where a filter cannot look)": ("timer_create",),
     "bpf": ("bpf",),
+    # the page cache is the host's, and the runtime's pages in it every sandbox's: a bot that dropped them (DONTNEED)
+    # would slow the other bots' start and could tell them, or its own next process, a number by which pages are gone
+    "dropping pages of the host's page cache": ("fadvise64",),
     "kernel keyring": ("keyctl", "add_key", "request_key"),
     "io_uring": ("io_uring_setup", "io_uring_enter", "io_uring_register"),
     "kernel and system administration": (

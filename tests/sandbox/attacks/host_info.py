@@ -1,5 +1,6 @@
-"""Attack: ask the kernel about the host (mounts, memory and load, page cache, security modules), and hold
-memory that the address space limit does not count (SysV shared memory, message queues, memfds)."""
+"""Attack: ask the kernel about the host (mounts, memory and load, page cache, security modules), hold memory that
+the address space limit does not count (SysV shared memory, message queues, memfds), and drop the runtime's pages from
+the host's page cache, which every sandbox shares."""
 
 import ctypes
 import os
@@ -49,6 +50,12 @@ def play(observation):
         results["os.memfd_create"] = "allowed"
     except OSError as error:
         results["os.memfd_create"] = f"denied: errno {error.errno}"
+    try:
+        with open(os.__file__, "rb") as runtime_file:
+            os.posix_fadvise(runtime_file.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+        results["os.posix_fadvise"] = "allowed"
+    except OSError as error:
+        results["os.posix_fadvise"] = f"denied: errno {error.errno}"
     # what Python's own callers of sysinfo and friends still get: an answer, never a crash
     python = {"cpu_count": os.cpu_count(), "uname": os.uname().sysname}
     for key in ("SC_PHYS_PAGES", "SC_AVPHYS_PAGES", "SC_NPROCESSORS_ONLN", "SC_PAGE_SIZE"):
