@@ -20,7 +20,9 @@ A sandbox outlives its harness when the bot starts over in it (`end_harness`, a 
 sandbox's next match): its next harness is PID 2 + the harnesses before it, unless a bot started threads there, each of
 which took the next PID of the sandbox. The PID counter is the one thing of a sandbox that no harness's end resets,
 so a bot could count a number into it for the next harness to read off its own PID; such a sandbox is not used again
-(`PidsMovedOn`: the bot starts over in a new one instead).
+(`PidsMovedOn`: the bot starts over in a new one instead). Nor is one whose network namespace still holds a Unix
+socket once its harness has ended (one put in flight in a cycle of descriptors outlives its process, bound to its
+name).
 
 A turn ends when the harness has replied and stopped itself (harness.py): the runner reads the reply, checks in
 /proc that every thread of the process is stopped, and only then goes on; with the next request it checks that the
@@ -218,6 +220,9 @@ class SandboxProcess:
         if self._wait_exit(REAP_SECONDS) is None:  # its end reported: the fork server has reaped it
             self.kill()
             raise SandboxUnavailable("the sandbox's harness did not end when it was told to")
+        if self._sockets_left():
+            self.kill()
+            raise SandboxUnavailable("the bot's Unix sockets outlived it (descriptors in flight): not used again")
         self.drain_log()
         self._close("stdin", "stdout", "stderr", "stat_fd", "pidfd")
         self.poller = select.poll()
@@ -226,6 +231,16 @@ class SandboxProcess:
         self.buffer, self.outgoing = b"", memoryview(b"")
         self.exit_status = self.join_error = self.child_pid = self.cpu_clock = self.cpu_at_stop = None
         self.respawned = True
+
+    def _sockets_left(self) -> bool:
+        """Whether a Unix socket is left in the sandbox's network namespace, whose harness has ended (its descriptors
+        closed): one the bot put in flight in a cycle of descriptors lives on, bound to its name, until the kernel's
+        collector finds it, and the next harness could find it by that name. True where the table cannot be read."""
+        try:
+            with open(f"/proc/{self.init_pid}/net/unix", "rb") as table:
+                return len(table.read().splitlines()) > 1  # its heading, then a line per socket
+        except OSError:
+            return True
 
     def _join(self, server: forkserver.ForkServer, deadline: float) -> None:
         """Have the fork server put the harness into the sandbox, in its cgroups; set up its pipes and pidfds."""

@@ -429,3 +429,19 @@ def test_a_bot_carries_no_number_to_its_mirrored_half_through_the_sandboxs_pids(
     assert [report[0] for report in reports] == ["pid"] * 4, reports
     assert int(reports[0][3]) > 0  # it did send a number
     assert [report[1] for report in reports] == ["2", "2", "2", "2"], reports  # the mirrored half: PID 2 of a new one
+
+
+def test_a_bot_leaves_no_socket_for_its_mirrored_half_to_find(sandbox_works):
+    """Sockets kept alive past the process's end, by descriptors in flight in a cycle, would stay bound to their names
+    in the sandbox's network namespace, where the mirrored half's new harness could look them up."""
+    spec = MatchSpec(
+        "face-to-face",
+        [BotSpec(str((ATTACKS / "hide_sockets").with_suffix(".py"))), BotSpec("house:greedy")],
+        games=4,
+        duplicate=True,
+    )
+    result = run_match(spec)
+    reports = [game.stderr[0].splitlines() for game in result.games if game.stderr]
+    assert len(reports) == 2, reports  # a report at each half's first game
+    assert len(reports[0][1].split()) > 1, reports  # the first half did hide sockets, and could still find them
+    assert reports[1][0] == "found", reports  # the mirrored half finds none of them

@@ -536,6 +536,33 @@ def test_a_kept_sandbox_whose_bot_started_threads_serves_no_next_match(sandbox_w
     pool.clear()
 
 
+def test_a_sandbox_whose_bot_left_a_socket_in_flight_is_not_used_again(sandbox_works, tmp_path):
+    bot = tmp_path / "sockets.py"
+    bot.write_text(
+        "import array, socket\n"
+        "def play(observation):\n"
+        "    if observation.get('hide'):\n"
+        "        carrier, sender = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+        "        held = array.array('i', [carrier.fileno()])\n"
+        "        sender.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, held)])\n"
+        "        carrier.close()\n"
+        "    return {'plays': []}\n"
+    )
+    pool.clear()
+    with SandboxedPlayer(bot, reuse=True) as player:
+        player.start(10)
+        player.play({}, 5)
+        sandbox = player._sandbox
+        assert player.forget() is True and player._sandbox is sandbox  # nothing left: the same sandbox
+        player.play({"hide": True}, 5)
+        assert player.forget() is False and sandbox.killed  # a socket in flight: the next game starts a new one
+        player.play({}, 5)
+        assert player._sandbox is not sandbox
+        player.play({"hide": True}, 5)
+    assert pool.kept() == 0  # nor is it kept for the next match
+    pool.clear()
+
+
 def test_the_pool_drops_sandboxes_past_its_capacity_or_dead(sandbox_works, counter_bot, monkeypatch):
     pool.clear()
     monkeypatch.setattr(pool, "CAPACITY", 1)
