@@ -397,16 +397,16 @@ def test_the_seed_a_bot_is_told_does_not_deal_the_game(sandbox_works):
     assert len(set(told)) == 2 and not {game.log["seed"] for game in result.games} & set(told)
 
 
+def duplicate_match_against_greedy(attack: str, games: int = 4):
+    """A duplicate match of the attack bot against greedy: two deals, each played from both sides."""
+    bots = [BotSpec(str((ATTACKS / attack).with_suffix(".py"))), BotSpec("house:greedy")]
+    return run_match(MatchSpec("face-to-face", bots, games=games, duplicate=True))
+
+
 def test_a_bot_plays_no_mirrored_deal_remembering_the_other_side(sandbox_works):
     """A duplicate match replays its deals from the other seats only after starting the bots afresh: what a bot kept
     of the first half, in globals or in /tmp, is gone (it would tell the opponent's hand in the mirrored games)."""
-    spec = MatchSpec(
-        "face-to-face",
-        [BotSpec(str((ATTACKS / "remember_deals").with_suffix(".py"))), BotSpec("house:greedy")],
-        games=4,
-        duplicate=True,
-    )
-    result = run_match(spec)
+    result = duplicate_match_against_greedy("remember_deals")
     assert all(game.outcome.termination == Termination.ILLEGAL_TURN for game in result.games)
     reports = [game.stderr[0].split("\n")[0].split() for game in result.games]
     # globals, files in /tmp, an attribute of /tmp: each remembers the half's earlier game alone
@@ -418,13 +418,7 @@ def test_a_bot_plays_no_mirrored_deal_remembering_the_other_side(sandbox_works):
 def test_a_bot_carries_no_number_to_its_mirrored_half_through_the_sandboxs_pids(sandbox_works):
     """The first half's bot starts as many threads as a number it wants the mirrored half to know; the mirrored half's
     harness would read it off its own PID, had it joined the same sandbox."""
-    spec = MatchSpec(
-        "face-to-face",
-        [BotSpec(str((ATTACKS / "count_through_pids").with_suffix(".py"))), BotSpec("house:greedy")],
-        games=4,
-        duplicate=True,
-    )
-    result = run_match(spec)
+    result = duplicate_match_against_greedy("count_through_pids")
     reports = [game.stderr[0].split() for game in result.games]
     assert [report[0] for report in reports] == ["pid"] * 4, reports
     assert int(reports[0][3]) > 0  # it did send a number
@@ -434,13 +428,7 @@ def test_a_bot_carries_no_number_to_its_mirrored_half_through_the_sandboxs_pids(
 def test_a_bot_leaves_no_socket_for_its_mirrored_half_to_find(sandbox_works):
     """Sockets kept alive past the process's end, by descriptors in flight in a cycle, would stay bound to their names
     in the sandbox's network namespace, where the mirrored half's new harness could look them up."""
-    spec = MatchSpec(
-        "face-to-face",
-        [BotSpec(str((ATTACKS / "hide_sockets").with_suffix(".py"))), BotSpec("house:greedy")],
-        games=4,
-        duplicate=True,
-    )
-    result = run_match(spec)
+    result = duplicate_match_against_greedy("hide_sockets")
     reports = [game.stderr[0].splitlines() for game in result.games if game.stderr]
     assert len(reports) == 2, reports  # a report at each half's first game
     assert len(reports[0][1].split()) > 1, reports  # the first half did hide sockets, and could still find them

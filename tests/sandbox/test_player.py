@@ -38,11 +38,15 @@ def play(observation):
 INFO = {"game": "the-game", "players": 1, "seat": 0, "options": {}}
 
 
+def bot_file(folder: Path, name: str, source: str) -> Path:
+    path = folder / name
+    path.write_text(source)
+    return path
+
+
 @pytest.fixture
 def counter_bot(tmp_path: Path) -> Path:
-    path = tmp_path / "counter.py"
-    path.write_text(COUNTER_BOT)
-    return path
+    return bot_file(tmp_path, "counter.py", COUNTER_BOT)
 
 
 def test_globals_persist_across_games_and_logs_are_per_game(sandbox_works, counter_bot):
@@ -465,9 +469,7 @@ THREADS_BOT = (
 
 @pytest.fixture
 def threads_bot(tmp_path: Path) -> Path:
-    path = tmp_path / "threads.py"
-    path.write_text(THREADS_BOT)
-    return path
+    return bot_file(tmp_path, "threads.py", THREADS_BOT)
 
 
 def test_a_bot_that_started_threads_starts_over_in_a_new_sandbox(sandbox_works, threads_bot):
