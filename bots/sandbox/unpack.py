@@ -24,6 +24,12 @@ from pathlib import Path
 BOMB_MIN_BYTES = 1024  # smaller members may compress as well as they like
 
 
+NAME_MAX = 255  # bytes of one file name a Linux file system stores
+# bytes of a path inside the bot's folder: PATH_MAX (4096, the whole path a system call takes) less room for the
+# worker's own folder in front of it (bwrap.scratch_root, a sandbox's folder, "bot/")
+PATH_BYTES_MAX = 3072
+
+
 @dataclass(frozen=True)
 class UnpackLimits:
     """How big an uploaded bot may be."""
@@ -34,7 +40,7 @@ class UnpackLimits:
     unpacked_bytes: int = 50 << 20  # everything a .zip holds, unpacked
     compression_ratio: int = 100  # unpacked to packed size of one member
     zip_depth: int = 16  # folders, one inside the other, on the way to a file
-    name_bytes: int = 255  # of one file or folder name, in UTF-8: what a Linux file system stores (NAME_MAX)
+    name_bytes: int = NAME_MAX  # of one file or folder name, in UTF-8
     path_bytes: int = 1024  # of a whole path inside the bot's folder, in UTF-8
 
     def __post_init__(self) -> None:
@@ -42,6 +48,10 @@ class UnpackLimits:
             value = getattr(self, field.name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"unpack limit {field.name} must be a positive integer, not {value!r}")
+        # what the worker's file system can hold: a check that allowed more would accept uploads it cannot unpack
+        for name, most in (("name_bytes", NAME_MAX), ("path_bytes", PATH_BYTES_MAX)):
+            if getattr(self, name) > most:
+                raise ValueError(f"unpack limit {name} must be at most {most}, not {getattr(self, name)}")
 
 
 class BotPackageError(ValueError):

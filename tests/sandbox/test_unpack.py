@@ -101,6 +101,14 @@ def test_limits_must_be_positive_integers(value):
         UnpackLimits(zip_entries=value)
 
 
+def test_name_and_path_limits_stay_within_what_the_file_system_holds():
+    assert UnpackLimits(name_bytes=255, path_bytes=3072).name_bytes == 255  # at the bounds: allowed
+    with pytest.raises(ValueError, match="name_bytes must be at most 255, not 256"):
+        UnpackLimits(name_bytes=256)  # a name the file system refuses (ENAMETOOLONG) after the check let it through
+    with pytest.raises(ValueError, match="path_bytes must be at most 3072, not 3073"):
+        UnpackLimits(path_bytes=3073)
+
+
 def test_what_the_shared_check_accepts_always_unpacks(tmp_path):
     """The upload check and the unpacker share check_archive: a zip either fails it or unpacks completely."""
     cases = {

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from bots.sandbox import BotPackageError, workdirs
 from bots.sandbox.limits import SandboxLimits
-from bots.sandbox.unpack import UnpackLimits, check_archive
+from bots.sandbox.unpack import NAME_MAX, PATH_BYTES_MAX, UnpackLimits, check_archive
 
 KINDS = {
     "file": stat.S_IFREG | 0o644,
@@ -54,8 +54,8 @@ def limits(draw: st.DrawFn) -> UnpackLimits:
         unpacked_bytes=draw(st.integers(min_value=100, max_value=20_000)),
         compression_ratio=draw(st.integers(min_value=1, max_value=200)),
         zip_depth=draw(st.integers(min_value=1, max_value=2000)),
-        name_bytes=draw(st.integers(min_value=8, max_value=300)),
-        path_bytes=draw(st.integers(min_value=16, max_value=5000)),
+        name_bytes=draw(st.integers(min_value=8, max_value=NAME_MAX)),
+        path_bytes=draw(st.integers(min_value=16, max_value=PATH_BYTES_MAX)),
     )
 
 
