@@ -565,6 +565,19 @@ def test_a_sandbox_whose_bot_left_a_socket_in_flight_is_not_used_again(sandbox_w
     pool.clear()
 
 
+def test_a_kept_sandbox_ends_when_its_time_is_up_though_no_match_comes(sandbox_works, counter_bot, monkeypatch):
+    pool.clear()
+    monkeypatch.setattr(pool, "IDLE_SECONDS", 0.2)
+    with SandboxedPlayer(counter_bot, reuse=True) as player:
+        player.start(10)
+        sandbox = player._sandbox
+    assert pool.kept() == 1 and sandbox.built()
+    deadline = time.monotonic() + 5
+    while pool.kept() and time.monotonic() < deadline:  # no keep or take: the timer alone
+        time.sleep(0.05)
+    assert pool.kept() == 0 and sandbox.killed and not sandbox.built()
+
+
 def test_the_pool_drops_sandboxes_past_its_capacity_or_dead(sandbox_works, counter_bot, monkeypatch):
     pool.clear()
     monkeypatch.setattr(pool, "CAPACITY", 1)
