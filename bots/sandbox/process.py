@@ -18,11 +18,10 @@ the fork server's. It is the launcher's child, which reaps it; the runner watche
 
 A sandbox outlives its harness when the bot starts over in it (`end_harness`, a duplicate match's mirror half, a kept
 sandbox's next match): its next harness is PID 2 + the harnesses before it, unless a bot started threads there, each of
-which took the next PID of the sandbox. The PID counter is the one thing of a sandbox that no harness's end resets,
-so a bot could count a number into it for the next harness to read off its own PID; such a sandbox is not used again
-(`PidsMovedOn`: the bot starts over in a new one instead). Nor is one whose network namespace still holds a Unix
-socket once its harness has ended (one put in flight in a cycle of descriptors outlives its process, bound to its
-name).
+which took the next PID of the sandbox. No harness's end resets the PID counter, so a bot could count a number into
+it for the next harness to read off its own PID; such a sandbox is not used again (`PidsMovedOn`: the bot starts over
+in a new one instead). Nor is one whose network namespace still holds a Unix socket once its harness has ended (one
+put in flight in a cycle of descriptors outlives its process, bound to its name, until the kernel collects it).
 
 A turn ends when the harness has replied and stopped itself (harness.py): the runner reads the reply, checks in
 /proc that every thread of the process is stopped, and only then goes on; with the next request it checks that the
