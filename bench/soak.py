@@ -16,7 +16,8 @@ It prints the first, last and max of each figure and judges each goal: open file
 the idle worker's after the warm-up (caches full, every fork server started) by `--tolerance` (10%) at most; no
 bot may be left running once the worker is idle (a pool process keeps up to bots.sandbox.pool.CAPACITY emptied
 sandboxes, bwrap and its held child, for its uploads' next matches), nor more than one fork server per pool process,
-and the busy maximum stays within what the pool can run at once; every match is stored and no game forfeited.
+and the busy maximum stays within what the pool can run at once; once the idle worker has waited past the kept
+sandboxes' time (pool.IDLE_SECONDS), no sandbox process is left at all; every match is stored and no game forfeited.
 The last line is JSON, for tests.
 """
 
@@ -33,6 +34,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bench import harness
+from bots.sandbox import pool
 
 CLOCK = (
     "clock: from the first warm-up match queued (the uploads validated, the worker idle) to the last match stored; "
@@ -41,6 +43,7 @@ CLOCK = (
 # Each sandbox is bwrap and the bot's harness, and bwrap may keep a parent of the namespace beside them.
 PROCESSES_PER_SANDBOX = 3  # bwrap, its child held before its exec, and the harness
 KEPT_PROCESSES = 2  # of a sandbox kept for its upload's next match: bwrap and its child, no harness (pool.py)
+SETTLE_SECONDS = 1.0  # past the kept sandboxes' time (pool.IDLE_SECONDS): the timer that ends them has run
 KEPT_FDS = (
     4  # its pool process holds for it: pidfds on bwrap and its child, the pipe the child waits on, bwrap's stderr
 )
@@ -159,8 +162,17 @@ def growth(first: float, last: float) -> float:
     return (last - first) / first if first else 0.0
 
 
-def judge(idle_before: Sample, warm: Sample, idle_after: Sample, samples: list[Sample], workers: int, tolerance: float):
-    """First/last/max of each figure and whether it stayed within the tolerance (see the module's notes)."""
+def judge(
+    idle_before: Sample,
+    warm: Sample,
+    idle_after: Sample,
+    settled: Sample,
+    samples: list[Sample],
+    workers: int,
+    tolerance: float,
+):
+    """First/last/max of each figure and whether it stayed within the tolerance (see the module's notes); `settled`
+    is the idle worker once its kept sandboxes' time is up."""
     report: dict = {}
     # Files and memory: the idle worker after the games against the idle worker after the warm-up (caches full,
     # every fork server started); a busy sample would count its sandboxes' pipes and its matches' data.
@@ -179,8 +191,6 @@ def judge(idle_before: Sample, warm: Sample, idle_after: Sample, samples: list[S
         }
     # two sandboxes per pool process at most, beside the pool process, its fork server and that one's launcher, and
     # the sandboxes it keeps for its uploads' next matches
-    from bots.sandbox import pool
-
     kept_cap = workers * pool.CAPACITY
     busy_cap = workers * (2 * PROCESSES_PER_SANDBOX + 3) + kept_cap * KEPT_PROCESSES
     kept = idle_after.sandboxes - idle_after.bots  # processes
@@ -194,7 +204,9 @@ def judge(idle_before: Sample, warm: Sample, idle_after: Sample, samples: list[S
         "kept_sandboxes": kept // KEPT_PROCESSES,
         "kept_cap": kept_cap,
         "fork_servers": idle_after.fork_servers,
+        "sandboxes_settled": settled.sandboxes,
         "ok": idle_after.bots == 0
+        and settled.sandboxes == 0
         and kept % KEPT_PROCESSES == 0
         and kept // KEPT_PROCESSES <= kept_cap
         and idle_after.fork_servers <= workers
@@ -249,11 +261,13 @@ def soak(args: argparse.Namespace, data_dir: Path, database_url: str) -> dict:
         elapsed = time.monotonic() - started
         idle_after = idle_sample(worker.pid, games, started)
         cpu = harness.tree_cpu_seconds(worker.pid)
+        time.sleep(pool.IDLE_SECONDS + SETTLE_SECONDS)  # a worker that plays no more keeps no sandbox past its time
+        settled = sample(worker.pid, games, started)
     finally:
         harness.stop_worker(worker)
     failed = exhibitions.filter(status=Match.Status.FAILED).count()
     forfeits = Game.objects.filter(match__kind=Match.Kind.EXHIBITION, termination__in=FORFEITS).count()
-    report = judge(idle_before, warm, idle_after, samples, args.workers, args.tolerance)
+    report = judge(idle_before, warm, idle_after, settled, samples, args.workers, args.tolerance)
     report["ok"] = report["ok"] and failed == 0 and forfeits == 0
     return {
         "games": games,
@@ -295,6 +309,7 @@ def describe(result: dict, tolerance: float) -> str:
     lines.append(
         f"  {harness.verdict(figure['ok'])}  no bot outlives its match (idle at the end: {figure['bots_left']} bot "
         f"processes, {figure['kept_sandboxes']} emptied sandboxes kept (at most {figure['kept_cap']}), "
+        f"{figure['sandboxes_settled']} sandbox processes {pool.IDLE_SECONDS + SETTLE_SECONDS:g} s later; "
         f"{figure['fork_servers']} fork servers for "
         f"{result['workers']} pool processes; busy max {figure['max']} processes below the worker, cap "
         f"{figure['busy_cap']}; idle before {figure['first']}, after the warm-up {figure['warm']}, at the end "

@@ -54,6 +54,7 @@ def test_300_sandboxed_games_leak_no_files_processes_or_memory():
     # matches, bwrap and its held child each
     assert processes["bots_left"] == 0 and 1 <= processes["kept_sandboxes"] <= processes["kept_cap"], processes
     assert processes["last"] == 2 + 2 * processes["fork_servers"] + 2 * processes["kept_sandboxes"], processes
+    assert processes["sandboxes_settled"] == 0, processes  # and none once their time is up, though no match came
     assert 1 <= result["idle_warm"]["fork_servers"] <= 2, result["idle_warm"]
     assert result["fds"]["first"] == result["idle_warm"]["fds"], "files not compared idle with idle"
     assert result["rss_mib"]["first"] == result["idle_warm"]["rss_mib"], "memory not compared idle with idle"
