@@ -37,6 +37,9 @@ kept sandbox, and again at its mirror half): the greedy bot started over in its 
 turn, per start: CPU of the runner, of the fork server and of the harness (its start, its turn, its end), and the
 page faults of the fork server and the harness, nearly all of them copy-on-write copies of the fork server's memory
 that the two processes write after the fork (a CPython object's reference count is written whenever it is used).
+Beside it, the wall time of starts 50 ms apart, as a match spaces them: where cgroups are used and no cgroup mount
+has `favordynmods`, each such start waits for an RCU grace period to move the bot into its cgroups
+(docs/operators.md).
 With --one-cpu the bench keeps itself, and so its sandboxes and the bare processes, on one CPU under SCHED_BATCH,
 as a worker pool process with ARENA_WORKER_ONE_CPU plays its matches (bots/sandbox/scheduling.py): without it, a
 turn's two hand-offs may cross CPUs, which on a virtual machine costs more than the rest of the exchange (the bare
@@ -61,7 +64,7 @@ from pathlib import Path
 import games
 from bench import harness
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
-from bots.sandbox import SandboxedPlayer, forkserver, pause, scheduling
+from bots.sandbox import SandboxedPlayer, cgroups, forkserver, pause, scheduling
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = REPO / "bots" / "house" / "greedy.py"
@@ -321,6 +324,9 @@ def _fork_server_counts() -> tuple[int, float, int, float]:
     return faults, cpu / ticks, child_faults, child_cpu / ticks
 
 
+RESPAWN_GAP_SECONDS = 0.05  # between two starts of the spaced figure: what a match's games put between its starts
+
+
 def bench_respawn(bot: Path, starts: int) -> dict[str, float]:
     observation = sample_observations(1)[0]
     with SandboxedPlayer(bot) as player:
@@ -333,9 +339,19 @@ def bench_respawn(bot: Path, starts: int) -> dict[str, float]:
             player.play(observation, 5)
         wall, runner = time.perf_counter() - began, time.process_time() - runner
         faults_after, cpu_after, child_faults_after, child_cpu_after = _fork_server_counts()
+        spaced = []
+        for _ in range(max(1, starts // 10)):
+            time.sleep(RESPAWN_GAP_SECONDS)
+            began = time.perf_counter()
+            player.forget()
+            player.play(observation, 5)
+            spaced.append(time.perf_counter() - began)
     return {
         "starts": starts,
         "wall_ms": wall / starts * 1e3,
+        "spaced_starts": len(spaced),
+        "spaced_wall_median_ms": statistics.median(spaced) * 1e3,
+        "cgroups_favor_moves": cgroups.favors_moves(),
         "runner_cpu_ms": runner / starts * 1e3,
         "fork_server_cpu_ms": (cpu_after - cpu) / starts * 1e3,
         "harness_cpu_ms": (child_cpu_after - child_cpu) / starts * 1e3,
@@ -434,6 +450,9 @@ def main() -> None:
               f"{row['runner_cpu_ms']:.2f} ms, fork server {row['fork_server_cpu_ms']:.2f} ms, harness "
               f"{row['harness_cpu_ms']:.2f} ms; page faults: fork server {row['fork_server_faults']:.0f}, harness "
               f"{row['harness_faults']:.0f}")  # fmt: skip
+        moves = "favordynmods on" if row["cgroups_favor_moves"] else "no cgroup mount has favordynmods"
+        print(f"the same, {row['spaced_starts']} starts {RESPAWN_GAP_SECONDS * 1e3:.0f} ms apart (as a match spaces "
+              f"them; {moves}): {row['spaced_wall_median_ms']:.2f} ms per start (median wall)")  # fmt: skip
     if "roundtrip" in figures:
         row = figures["roundtrip"]
         print(f"turn round trip ({row['turns']} turns, observations ~{row['observation_bytes']:.0f} bytes, a bot "

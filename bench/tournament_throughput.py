@@ -286,6 +286,10 @@ def main() -> None:
     )
     print(CLOCK, flush=True)
     if args.sandboxed:
+        from bots.sandbox import cgroups
+
+        moves = "on" if cgroups.favors_moves() else "off: each spaced start waits for an RCU grace period"
+        print(f"sandbox cgroups: favordynmods {moves} (docs/operators.md)", flush=True)
         compare_sandboxed(args, counts)
     else:
         compare_workers(args, counts)

@@ -92,3 +92,5 @@ def test_the_sandbox_bench_splits_a_respawn_between_runner_fork_server_and_harne
     # (which imports the bot and plays a turn) far more than the fork server
     assert row["harness_faults"] > row["fork_server_faults"] > 0
     assert row["runner_cpu_ms"] > 0 and row["wall_ms"] > row["runner_cpu_ms"]
+    assert row["spaced_starts"] == 2 and row["spaced_wall_median_ms"] > 0
+    assert isinstance(row["cgroups_favor_moves"], bool)
