@@ -288,8 +288,8 @@ def main() -> None:
     if args.sandboxed:
         from bots.sandbox import cgroups
 
-        moves = "on" if cgroups.favors_moves() else "off: each spaced start waits for an RCU grace period"
-        print(f"sandbox cgroups: favordynmods {moves} (docs/operators.md)", flush=True)
+        moves = "a cgroup mount has favordynmods" if cgroups.favors_moves() else "no cgroup mount has favordynmods"
+        print(f"sandbox cgroups: {moves} (docs/operators.md: without it, spaced starts wait)", flush=True)
         compare_sandboxed(args, counts)
     else:
         compare_workers(args, counts)
