@@ -92,16 +92,20 @@ def _own_paths(text: str | None = None) -> dict[str, str]:
     """This process's cgroup path per controller ('' for the v2 unified hierarchy), from /proc/self/cgroup (or
     `text`, its content read already)."""
     paths: dict[str, str] = {}
-    if text is None:
-        try:
-            text = Path("/proc/self/cgroup").read_text()
-        except OSError:
-            return paths
+    text = _proc_text("/proc/self/cgroup") if text is None else text
     for line in text.splitlines():
         _, controllers, path = line.split(":", 2)
         for controller in controllers.split(",") if controllers else [""]:
             paths[controller] = path
     return paths
+
+
+def _proc_text(path: str) -> str:
+    """A /proc file's text; empty if it cannot be read."""
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
 
 
 def _write(path: Path, value: str) -> None:
@@ -249,11 +253,7 @@ def favors_moves(mounts: str | None = None) -> bool:
     Otherwise each sandbox start that follows the last move by more than a grace period waits one (some 18 ms on a
     2-vCPU guest at HZ 250) in the write that moves its bot into its cgroups. `mounts` is /proc/self/mounts's
     text, read here if None."""
-    if mounts is None:
-        try:
-            mounts = Path("/proc/self/mounts").read_text()
-        except OSError:
-            return False
+    mounts = _proc_text("/proc/self/mounts") if mounts is None else mounts
     for line in mounts.splitlines():
         fields = line.split()
         if len(fields) > 3 and fields[2] in ("cgroup", "cgroup2") and "favordynmods" in fields[3].split(","):
