@@ -8,7 +8,7 @@ import os
 import threading
 
 from celery import Celery
-from celery.signals import worker_process_init, worker_process_shutdown, worker_shutdown
+from celery.signals import worker_process_init, worker_process_shutdown, worker_ready, worker_shutdown
 from kombu.transport import TRANSPORT_ALIASES
 
 from league.arena.ops import filesystem_broker
@@ -38,6 +38,21 @@ def keep_the_pool_process_on_one_cpu(**_: object) -> None:
         cpu = pin_to_one_cpu(getattr(current_process(), "index", 0) or 0)
         if cpu is not None:
             logging.getLogger(__name__).info("pool process %d plays on CPU %d", os.getpid(), cpu)
+
+
+@worker_ready.connect
+def warn_where_cgroup_moves_wait(**_: object) -> bool:
+    """Log, once a worker is up, when each bot start will wait for an RCU grace period to enter its cgroups (no cgroup
+    mount has favordynmods: docs/operators.md); whether it warned."""
+    from bots.sandbox import cgroups
+
+    if not cgroups.available() or cgroups.favors_moves():
+        return False
+    logging.getLogger(__name__).warning(
+        "no cgroup hierarchy is mounted with favordynmods: each bot start that follows the last by more than an RCU "
+        "grace period waits one (up to some 20 ms) to enter its cgroups; docs/operators.md, 'Cgroups for the sandbox'"
+    )
+    return True
 
 
 # What a refit imports on first use (scipy's sparse solvers, ~0.2 s): a pool process loads it in the background as it
