@@ -60,10 +60,7 @@ def check(startup_seconds: float, limits: SandboxLimits | None = None) -> str:
     if cgroups.available():
         groups = "each sandbox gets its own cgroups"
         if not cgroups.favors_moves():
-            groups += (
-                "; moving a bot into them waits for an RCU grace period (up to some 20 ms a start): mount a cgroup "
-                "hierarchy with favordynmods (docs/operators.md, 'Cgroups for the sandbox')"
-            )
+            groups += "; " + cgroups.SLOW_MOVES
     else:
         groups = (
             "no cgroups for the sandboxes: the league refuses uploaded bots "

@@ -48,10 +48,7 @@ def warn_where_cgroup_moves_wait(**_: object) -> bool:
 
     if not cgroups.available() or cgroups.favors_moves():
         return False
-    logging.getLogger(__name__).warning(
-        "no cgroup hierarchy is mounted with favordynmods: each bot start that follows the last by more than an RCU "
-        "grace period waits one (up to some 20 ms) to enter its cgroups; docs/operators.md, 'Cgroups for the sandbox'"
-    )
+    logging.getLogger(__name__).warning(cgroups.SLOW_MOVES)
     return True
 
 

@@ -29,6 +29,11 @@ OPT_OUT_SETTING = "ARENA_SANDBOX_WITHOUT_CGROUPS"  # the league's setting that l
 CPU_WEIGHT = 100  # cgroup v2 cpu.weight of a sandbox: the default, what one ordinary process weighs
 CPU_SHARES = 1024  # the same in cgroup v1 (cpu.shares)
 MAX_CPU_WEIGHT = 10_000  # v2's largest weight (v1's shares go far higher)
+# what an operator is told where no cgroup mount has favordynmods (favors_moves)
+SLOW_MOVES = (
+    "moving a bot into its cgroups waits for an RCU grace period (up to some 20 ms a start): mount a cgroup hierarchy "
+    "with favordynmods (docs/operators.md, 'Cgroups for the sandbox')"
+)
 
 
 def _all_sandboxes_weight(one: int) -> int:
