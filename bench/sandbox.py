@@ -25,8 +25,10 @@ counts against the bot, from the wake-up on, is printed beside it). The CPU per 
 sandbox, boot subtracted) is set beside the same exchange between two bare processes over pipes, which is
 the floor any two-process design pays, and beside that exchange with the sandbox's stop (the child stops itself
 after each reply, the parent checks it in /proc and on its CPU clock and continues it, as pause.py does): the
-floor of a stop that stays a stop, before any harness or runner code. The match compares
-two sandboxed greedy bots with the same two bots in this process, same seeds, in one run.
+floor of a stop that stays a stop, before any harness or runner code; and beside the sandbox's own harness, with
+the same bot, run in a plain child process and driven so, with the runner's requests: what the harness's code
+costs, apart from what the sandbox around it (namespaces, seccomp, cgroups) and the runner's code add. The match
+compares two sandboxed greedy bots with the same two bots in this process, same seeds, in one run.
 The think figure repeats the CPU per round trip for bots that spin a while before answering: on a loaded
 machine the runner and the sandbox lose their caches to other processes while they wait, so a round trip costs
 more CPU the longer the bot thinks (a cost the in-process player never pays). The pairs figure splits a
@@ -59,12 +61,16 @@ import signal
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import games
 from bench import harness
+from bots import protocol
 from bots.match import BotSpec, MatchSpec, TimeControl, run_match
 from bots.sandbox import SandboxedPlayer, cgroups, forkserver, pause, scheduling
+from bots.sandbox import harness as sandbox_harness
+from bots.sandbox.player import HELLO
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = REPO / "bots" / "house" / "greedy.py"
@@ -204,6 +210,37 @@ def _bare_trips(request: bytes, reply: bytes, turns: int, stopping: bool = False
     and the parent checks it as the runner checks a sandbox (pause.py: its state in /proc and its CPU clock once
     it has replied, the clock again and SIGCONT with the next request), so that the difference is the price of a
     stop that stays a stop, before any harness or runner code."""
+
+    def answer(from_parent: int, to_parent: int) -> int:
+        while os.read(from_parent, 1 << 16):
+            os.write(to_parent, reply)
+            if stopping:
+                os.kill(os.getpid(), signal.SIGSTOP)
+        return 0
+
+    return _exchange(answer, [request], turns, stopping)
+
+
+def _unsandboxed_harness_trips(bot: Path, observations: list[dict], turns: int) -> tuple[float, float]:
+    """(parent, child) CPU seconds of `turns` play requests, as the runner encodes them, to the sandbox's own harness
+    with `bot` loaded, run in a plain child process (no bwrap, seccomp or cgroup), which stops itself after each
+    reply and is checked and continued as a sandbox is: the harness's own code, apart from what the sandbox around it
+    and the runner's code add to a round trip."""
+    requests = [protocol.encode_request({"type": "play", "observation": observation}) for observation in observations]
+
+    def serve(from_parent: int, to_parent: int) -> int:
+        with tempfile.TemporaryDirectory() as folder:
+            Path(folder, f"{sandbox_harness.BOT_MODULE}.py").write_text(bot.read_text())
+            return sandbox_harness.serve(folder, [], from_parent, to_parent, protocol)
+
+    return _exchange(serve, requests, turns, stopping=True, opening=[protocol.encode_request(HELLO)])
+
+
+def _exchange(
+    child: Callable[[int, int], int], requests: list[bytes], turns: int, stopping: bool, opening: Sequence[bytes] = ()
+) -> tuple[float, float]:
+    """(parent, child) CPU seconds of `turns` exchanges (`requests` in turn) with a forked process running `child`
+    on its ends of two pipes, the parent timed from after the `opening` exchanges (a harness announces itself first)."""
     to_child, from_parent = os.pipe()
     from_child, to_parent = os.pipe()
     children = _cpu_seconds(resource.RUSAGE_CHILDREN)
@@ -211,11 +248,7 @@ def _bare_trips(request: bytes, reply: bytes, turns: int, stopping: bool = False
     if pid == 0:
         os.close(from_parent)
         os.close(from_child)
-        while os.read(to_child, 1 << 16):
-            os.write(to_parent, reply)
-            if stopping:
-                os.kill(os.getpid(), signal.SIGSTOP)
-        os._exit(0)
+        os._exit(child(to_child, to_parent))
     os.close(to_child)
     os.close(to_parent)
     pidfd = os.pidfd_open(pid)
@@ -223,10 +256,17 @@ def _bare_trips(request: bytes, reply: bytes, turns: int, stopping: bool = False
     clock = pause.cpu_clock(pid)
     poller = select.poll()
     poller.register(from_child, select.POLLIN)
+    if opening:
+        poller.poll(5000)
+        os.read(from_child, 1 << 16)  # the announcement, unprompted and not followed by a stop
+    held = False  # the child has stopped and awaits SIGCONT with the next request
+    sequence = [*opening, *(requests[index % len(requests)] for index in range(turns))]
     started = _cpu_seconds(resource.RUSAGE_SELF)
-    for turn in range(turns):
+    for turn, request in enumerate(sequence):
+        if turn == len(opening):
+            started = _cpu_seconds(resource.RUSAGE_SELF)
         os.write(from_parent, request)
-        if stopping and turn:
+        if held:
             pause.cpu_ns(clock)  # the runner's check that it stayed stopped, before it continues it
             pause.resume(pidfd)
         poller.poll(5000)
@@ -235,9 +275,10 @@ def _bare_trips(request: bytes, reply: bytes, turns: int, stopping: bool = False
             while not pause.stopped_alone(stat_fd):
                 os.sched_yield()
             pause.cpu_ns(clock)
+            held = True
     parent = _cpu_seconds(resource.RUSAGE_SELF) - started
     os.close(from_parent)
-    if stopping:
+    if held:
         pause.resume(pidfd)  # to read the end of its pipe
     os.waitpid(pid, 0)
     for fd in (from_child, pidfd, stat_fd):
@@ -249,6 +290,7 @@ def bench_trip_cpu(bot: Path, turns: int, repeats: int = 3) -> dict[str, float]:
     observations = sample_observations(min(turns, 500))
     _sandboxed_trips(bot, observations, 1)  # warm-up: seccomp program and harness compiled once per process
     runner, sandbox, bare_parent, bare_child, stopping_parent, stopping_child = [], [], [], [], [], []
+    unsandboxed_parent, unsandboxed_harness = [], []
     request = (json.dumps({"type": "play", "observation": observations[len(observations) // 2]}) + "\n").encode()
     for _ in range(repeats):
         boot_runner, boot_sandbox = _sandboxed_trips(bot, observations, 0)
@@ -262,6 +304,9 @@ def bench_trip_cpu(bot: Path, turns: int, repeats: int = 3) -> dict[str, float]:
         parent, child = _bare_trips(request, reply, turns, stopping=True)
         stopping_parent.append(parent / turns)
         stopping_child.append(child / turns)
+        parent, child = _unsandboxed_harness_trips(bot, observations, turns)
+        unsandboxed_parent.append(parent / turns)
+        unsandboxed_harness.append(child / turns)
     return {
         "turns": turns,
         "repeats": repeats,
@@ -271,6 +316,8 @@ def bench_trip_cpu(bot: Path, turns: int, repeats: int = 3) -> dict[str, float]:
         "bare_child_us": statistics.median(bare_child) * 1e6,
         "bare_stopping_parent_us": statistics.median(stopping_parent) * 1e6,
         "bare_stopping_child_us": statistics.median(stopping_child) * 1e6,
+        "unsandboxed_parent_us": statistics.median(unsandboxed_parent) * 1e6,
+        "unsandboxed_harness_us": statistics.median(unsandboxed_harness) * 1e6,
     }
 
 
@@ -467,7 +514,8 @@ def main() -> None:
               f"subtracted): runner {row['runner_us']:.1f} us, sandbox {row['sandbox_us']:.1f} us; "
               f"bare processes over pipes: {row['bare_parent_us']:.1f} us + {row['bare_child_us']:.1f} us, "
               f"and with the stop and its checks: {row['bare_stopping_parent_us']:.1f} us"
-              f" + {row['bare_stopping_child_us']:.1f} us")  # fmt: skip
+              f" + {row['bare_stopping_child_us']:.1f} us; the harness in a plain process, stopped and checked so: "
+              f"{row['unsandboxed_parent_us']:.1f} us + {row['unsandboxed_harness_us']:.1f} us")  # fmt: skip
     for micros, row in figures.get("think", {}).items():
         print(f"CPU per round trip, a bot thinking {micros} us a turn ({row['turns']} turns): "
               f"runner {row['runner_us']:.1f} us, sandbox {row['sandbox_us']:.1f} us (thinking included)")  # fmt: skip

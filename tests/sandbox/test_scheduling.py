@@ -81,6 +81,8 @@ def test_the_sandbox_bench_plays_on_one_cpu_as_a_pool_process_does(sandbox_works
     trips = figures["tripcpu"]
     assert trips["turns"] == 20 and trips["bare_parent_us"] > 0
     assert trips["bare_stopping_parent_us"] > 0 and trips["bare_stopping_child_us"] > 0
+    # the harness outside any sandbox, with the bot loaded, answering every request: far more work than the bare child
+    assert trips["unsandboxed_parent_us"] > 0 and trips["unsandboxed_harness_us"] > trips["bare_stopping_child_us"]
 
 
 def test_the_sandbox_bench_splits_a_respawn_between_runner_fork_server_and_harness(sandbox_works):
