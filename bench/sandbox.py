@@ -27,7 +27,9 @@ the floor any two-process design pays, and beside that exchange with the sandbox
 after each reply, the parent checks it in /proc and on its CPU clock and continues it, as pause.py does): the
 floor of a stop that stays a stop, before any harness or runner code; and beside the sandbox's own harness, with
 the same bot, run in a plain child process and driven so, with the runner's requests: what the harness's code
-costs, apart from what the sandbox around it (namespaces, seccomp, cgroups) and the runner's code add. The match
+costs on top of the stop. What is left between that and the sandboxed figure is not the sandbox's making (its
+seccomp filter, cgroups and namespaces, each taken away in turn, moved nothing beyond the noise): the runner's own
+work between two trips leaves the harness's caches colder than this bare driver does. The match
 compares two sandboxed greedy bots with the same two bots in this process, same seeds, in one run.
 The think figure repeats the CPU per round trip for bots that spin a while before answering: on a loaded
 machine the runner and the sandbox lose their caches to other processes while they wait, so a round trip costs
@@ -224,8 +226,8 @@ def _bare_trips(request: bytes, reply: bytes, turns: int, stopping: bool = False
 def _unsandboxed_harness_trips(bot: Path, observations: list[dict], turns: int) -> tuple[float, float]:
     """(parent, child) CPU seconds of `turns` play requests, as the runner encodes them, to the sandbox's own harness
     with `bot` loaded, run in a plain child process (no bwrap, seccomp or cgroup), which stops itself after each
-    reply and is checked and continued as a sandbox is: the harness's own code, apart from what the sandbox around it
-    and the runner's code add to a round trip."""
+    reply and is checked and continued as a sandbox is: the harness's own code on top of the stop, driven by a loop
+    that, unlike the runner, does nothing else between two trips."""
     requests = [protocol.encode_request({"type": "play", "observation": observation}) for observation in observations]
 
     def serve(from_parent: int, to_parent: int) -> int:
