@@ -230,14 +230,14 @@ def compare_sandboxed(args: argparse.Namespace, counts: list[int]) -> None:
             ratios[workers].append(ratio)
             cpu_ratio = results["sandboxed"]["games_per_cpu_second"] / results["in-process"]["games_per_cpu_second"]
             cpu_ratios[workers].append(cpu_ratio)
-            print(f"repeat {repeat + 1}, {workers} worker(s): sandboxed / in-process = {ratio:.2f} in games/s, "
-                  f"{cpu_ratio:.2f} in games per worker CPU second", flush=True)  # fmt: skip
+            print(f"repeat {repeat + 1}, {workers} worker(s): sandboxed / in-process = {ratio:.3f} in games/s, "
+                  f"{cpu_ratio:.3f} in games per worker CPU second", flush=True)  # fmt: skip
     for workers, values in ratios.items():
         print(
             f"{workers} worker(s), {args.games} games per pairing: sandboxed / in-process median "
-            f"{statistics.median(values):.2f}, min {min(values):.2f}, max {max(values):.2f} "
+            f"{statistics.median(values):.3f}, min {min(values):.3f}, max {max(values):.3f} "
             f"over {len(values)} repeat(s); in games per worker CPU second median "
-            f"{statistics.median(cpu_ratios[workers]):.2f}; load now {os.getloadavg()[0]:.2f}"
+            f"{statistics.median(cpu_ratios[workers]):.3f}; load now {os.getloadavg()[0]:.2f}"
         )
         median = statistics.median(values)
         for issue, goals in SANDBOXED_GOALS.items():
@@ -248,7 +248,7 @@ def compare_sandboxed(args: argparse.Namespace, counts: list[int]) -> None:
                 continue
             print(
                 f"  {verdict(median >= goal)}  {issue}: sandboxed >= {goal} of in-process games/s at "
-                f"{args.games} games per pairing, {workers} worker(s): median {median:.2f}"
+                f"{args.games} games per pairing, {workers} worker(s): median {median:.3f}"
             )
 
 
